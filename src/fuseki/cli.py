@@ -1,0 +1,69 @@
+"""The one ``fuseki`` command and its subcommands.
+
+Each subcommand lives in ``fuseki.commands.<name>`` with two functions:
+``add_arguments(parser)`` and ``run(args) -> int``. Command modules import
+their heavy dependencies (Numba kernels, torch) inside ``run`` so that
+``fuseki --help`` and argument errors stay instant.
+
+Errors that a user can cause (a bad file, a bad flag value) are raised as
+:class:`UserError` or ``ValueError``/``OSError`` and printed as one line, never
+as a traceback. ``FUSEKI_DEBUG=1`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+#: name -> (module, one-line help). Order is the order of ``fuseki --help``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("fuseki.commands.play", "play a bot in the terminal"),
+    "watch": ("fuseki.commands.watch", "watch two bots play each other in the terminal"),
+    "bench": ("fuseki.commands.bench", "measure speed, with peers side by side"),
+}
+
+
+class UserError(Exception):
+    """An error caused by the user's input; printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from fuseki import __version__
+
+    parser = argparse.ArgumentParser(prog="fuseki", description="Game-playing AI for Go and other board games.")
+    parser.add_argument("--version", action="version", version=f"fuseki {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().splitlines()[0])
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fuseki`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (UserError, ValueError, OSError) as e:
+        if os.environ.get("FUSEKI_DEBUG"):
+            raise
+        print(f"fuseki {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
