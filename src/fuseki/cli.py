@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("fuseki.commands.play", "play a bot in the terminal"),
     "watch": ("fuseki.commands.watch", "watch two bots play each other in the terminal"),
     "bench": ("fuseki.commands.bench", "measure speed, with peers side by side"),
+    "verify": ("fuseki.commands.verify", "check the rules engine against GNU Go, move by move"),
 }
 
 

@@ -1,0 +1,1 @@
+"""Subcommands of the fuseki command line (see fuseki.cli)."""
