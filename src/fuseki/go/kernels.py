@@ -49,15 +49,19 @@ M_HLO = 10  # low 31 bits of the board hash
 M_HHI = 11  # high 31 bits of the board hash
 M_SUICIDE = 12  # 1 when multi-stone and single-stone suicide is legal
 M_NLEGAL = 13  # length of the legal-move list at the end of the buffer, -1 if stale
+M_NEMPTY = 14  # number of empty points (length of the empty-point list)
 META = 16
 
 # Block numbers: block k starts at META + k * NP.
-B_BOARD, B_HEAD, B_NEXT, B_SIZE, B_PLIB, B_LSUM, B_LSQ = 0, 1, 2, 3, 4, 5, 6
-NBLOCKS = 7
-# After the blocks: the legal moves of the player to move (simple ko), pass
-# last, M_NLEGAL long. ``play`` fills it, because a caller that plays a move
-# nearly always asks for the next legal moves, and one kernel call is cheaper
-# than two.
+B_BOARD, B_HEAD, B_NEXT, B_SIZE, B_PLIB, B_LSUM, B_LSQ, B_WHERE = 0, 1, 2, 3, 4, 5, 6, 7
+NBLOCKS = 8
+# After the blocks come two lists:
+# - the empty points (padded), M_NEMPTY long, in no order; B_WHERE[q] is the
+#   position of q in it (-1 for a stone). Move generation and playouts walk
+#   this list instead of the whole board: late in a game most points are full.
+# - the legal moves of the player to move (simple ko, unpadded), pass last,
+#   M_NLEGAL long. ``play`` fills it, because a caller that plays a move nearly
+#   always asks for the next legal moves, and one kernel call is cheaper than two.
 
 # Error codes returned by kernels (negative so that a hash, always >= 0, is success).
 OK = 0
@@ -82,7 +86,33 @@ def _make_zobrist() -> np.ndarray:
     return table
 
 
+def _make_unpad() -> np.ndarray:
+    """``_UNPAD[n, q]``: padded point -> unpadded index on an n x n board (-1 off board).
+
+    A table lookup instead of ``q // (n + 2)``: integer division is slow, and
+    move generation converts every legal point.
+    """
+    table = np.full((26, MAX_PADDED), -1, dtype=np.int32)
+    for n in range(2, 26):
+        w = n + 2
+        for r in range(n):
+            for c in range(n):
+                table[n, (r + 1) * w + c + 1] = r * n + c
+    return table
+
+
+def _make_pad() -> np.ndarray:
+    """``_PAD[n, p]``: unpadded index -> padded point on an n x n board."""
+    table = np.zeros((26, 26 * 26), dtype=np.int32)
+    for n in range(2, 26):
+        for p in range(n * n):
+            table[n, p] = (p // n + 1) * (n + 2) + p % n + 1
+    return table
+
+
 ZOBRIST = _make_zobrist()
+_UNPAD = _make_unpad()
+_PAD = _make_pad()
 #: XORed into the board hash to distinguish "White to move" (situational superko).
 SIDE_KEY = int(ZOBRIST[0, MAX_PADDED] ^ ZOBRIST[1, MAX_PADDED]) or 1
 _Z = ZOBRIST  # module global -> compile-time constant inside kernels
@@ -90,12 +120,12 @@ _Z = ZOBRIST  # module global -> compile-time constant inside kernels
 
 def buffer_length(size: int) -> int:
     """Length of the int32 buffer for a ``size`` x ``size`` board."""
-    return META + NBLOCKS * (size + 2) ** 2 + size * size + 1
+    return META + NBLOCKS * (size + 2) ** 2 + 2 * size * size + 1
 
 
 def legal_offset(size: int) -> int:
     """Where the legal-move list starts in the buffer."""
-    return META + NBLOCKS * (size + 2) ** 2
+    return META + NBLOCKS * (size + 2) ** 2 + size * size
 
 
 @njit(cache=True)
@@ -103,7 +133,7 @@ def new_board(n: int, suicide: int) -> np.ndarray:
     """An empty position with Black to move."""
     w = n + 2
     np_ = w * w
-    buf = np.zeros(META + NBLOCKS * np_ + n * n + 1, dtype=np.int32)
+    buf = np.zeros(META + NBLOCKS * np_ + 2 * n * n + 1, dtype=np.int32)
     buf[M_N] = n
     buf[M_W] = w
     buf[M_NP] = np_
@@ -116,8 +146,30 @@ def new_board(n: int, suicide: int) -> np.ndarray:
         c = q % w
         if r == 0 or c == 0 or r == w - 1 or c == w - 1:
             buf[META + q] = BORDER
+    _index_empties(buf)
     fill_legal(buf)
     return buf
+
+
+@njit(cache=True)
+def _index_empties(buf: np.ndarray) -> None:
+    """Rebuild the empty-point list and its index from the board."""
+    n = buf[M_N]
+    w = buf[M_W]
+    np_ = buf[M_NP]
+    e0 = META + NBLOCKS * np_
+    where = META + B_WHERE * np_
+    ne = 0
+    for q in range(np_):
+        buf[where + q] = -1
+    for r in range(n):
+        for c in range(n):
+            q = (r + 1) * w + c + 1
+            if buf[META + q] == EMPTY:
+                buf[e0 + ne] = q
+                buf[where + q] = ne
+                ne += 1
+    buf[M_NEMPTY] = ne
 
 
 @njit(cache=True, inline="always")
@@ -196,15 +248,22 @@ def _remove_string(buf: np.ndarray, root: int, h: int) -> tuple:
     np_ = buf[M_NP]
     w = buf[M_W]
     color = buf[META + root]
+    e0 = META + NBLOCKS * np_
+    where = META + B_WHERE * np_
+    ne = buf[M_NEMPTY]
     count = 0
     s = root
     while True:
         buf[META + s] = EMPTY
         h ^= _Z[color, s]
+        buf[e0 + ne] = s
+        buf[where + s] = ne
+        ne += 1
         count += 1
         s = buf[META + B_NEXT * np_ + s]
         if s == root:
             break
+    buf[M_NEMPTY] = ne
     # Second walk: the emptied points are now liberties of the adjacent strings.
     s = root
     while True:
@@ -264,6 +323,16 @@ def _place(buf: np.ndarray, q: int, color: int) -> int:
     h = _hash_of(buf)
     buf[META + q] = color
     h ^= _Z[color, q]
+    # Take q off the empty-point list (swap in the last entry).
+    e0 = META + NBLOCKS * np_
+    where = META + B_WHERE * np_
+    i = buf[where + q]
+    ne = buf[M_NEMPTY] - 1
+    last = buf[e0 + ne]
+    buf[e0 + i] = last
+    buf[where + last] = i
+    buf[where + q] = -1
+    buf[M_NEMPTY] = ne
     buf[META + B_HEAD * np_ + q] = q
     buf[META + B_NEXT * np_ + q] = q
     buf[META + B_SIZE * np_ + q] = 1
@@ -363,7 +432,7 @@ def play(buf: np.ndarray, p: int) -> int:
     else:
         if p < 0 or p > n * n:
             return ERR_OFFBOARD
-        q = (p // n + 1) * buf[M_W] + p % n + 1
+        q = _PAD[n, p]
         code = _legal_code(buf, q, color)
         if code != OK:
             return code
@@ -384,61 +453,64 @@ def legal_code(buf: np.ndarray, p: int) -> int:
         return OK
     if p < 0 or p > n * n:
         return ERR_OFFBOARD
-    return _legal_code(buf, (p // n + 1) * buf[M_W] + p % n + 1, buf[M_TOMOVE])
+    return _legal_code(buf, _PAD[n, p], buf[M_TOMOVE])
 
 
 @njit(cache=True)
 def fill_legal(buf: np.ndarray) -> int:
     """Write the legal moves of the player to move (simple ko), pass last, into the
-    buffer's legal-move list; return their number."""
+    buffer's legal-move list; return their number.
+
+    Walks the empty-point list, not the board, and writes the common case
+    (an empty neighbour) flat: helper calls that take the array cost reference
+    counting on every point.
+    """
     n = buf[M_N]
     w = buf[M_W]
     ko = buf[M_KO]
     color = buf[M_TOMOVE]
     np_ = buf[M_NP]
-    out = META + NBLOCKS * np_
-    head = META + B_HEAD * np_ - META  # offsets relative to the board block index i
+    e0 = META + NBLOCKS * np_
+    out = e0 + n * n
+    head = B_HEAD * np_  # + i (= META + q) gives META + B_HEAD * np_ + q
     plib = META + B_PLIB * np_
     lsum = META + B_LSUM * np_
     lsq = META + B_LSQ * np_
     suicide = buf[M_SUICIDE] != 0
     k = 0
-    for r in range(n):
-        base = META + (r + 1) * w + 1
-        for c in range(n):
-            # The common case is written flat: helper calls that take the
-            # array cost reference counting on every point.
-            i = base + c
-            if buf[i] != EMPTY or i - META == ko:
-                continue
-            if buf[i - w] == EMPTY or buf[i + w] == EMPTY or buf[i - 1] == EMPTY or buf[i + 1] == EMPTY:
-                buf[out + k] = r * n + c
-                k += 1
-                continue
-            # No empty neighbour: legal if it joins a string with another
-            # liberty, or captures (a neighbouring enemy string in atari).
-            ok = suicide
-            for d in range(4):
-                if d == 0:
-                    j = i - w
-                elif d == 1:
-                    j = i + w
-                elif d == 2:
-                    j = i - 1
-                else:
-                    j = i + 1
-                b = buf[j]
-                if b == BLACK or b == WHITE:
-                    root = buf[head + j]
-                    pl = np.int64(buf[plib + root])
-                    s = np.int64(buf[lsum + root])
-                    atari = pl * np.int64(buf[lsq + root]) == s * s
-                    if atari != (b == color):
-                        ok = True
-                        break
-            if ok:
-                buf[out + k] = r * n + c
-                k += 1
+    for e in range(buf[M_NEMPTY]):
+        q = buf[e0 + e]
+        if q == ko:
+            continue
+        i = META + q
+        if buf[i - w] == EMPTY or buf[i + w] == EMPTY or buf[i - 1] == EMPTY or buf[i + 1] == EMPTY:
+            buf[out + k] = _UNPAD[n, q]
+            k += 1
+            continue
+        # No empty neighbour: legal if it joins a string with another
+        # liberty, or captures (a neighbouring enemy string in atari).
+        ok = suicide
+        for d in range(4):
+            if d == 0:
+                j = i - w
+            elif d == 1:
+                j = i + w
+            elif d == 2:
+                j = i - 1
+            else:
+                j = i + 1
+            b = buf[j]
+            if b == BLACK or b == WHITE:
+                root = buf[head + j]
+                pl = np.int64(buf[plib + root])
+                s = np.int64(buf[lsum + root])
+                atari = pl * np.int64(buf[lsq + root]) == s * s
+                if atari != (b == color):
+                    ok = True
+                    break
+        if ok:
+            buf[out + k] = _UNPAD[n, q]
+            k += 1
     buf[out + k] = n * n
     buf[M_NLEGAL] = k + 1
     return k + 1
@@ -450,7 +522,7 @@ def legal_points(buf: np.ndarray) -> np.ndarray:
     k = buf[M_NLEGAL]
     if k < 0:
         k = fill_legal(buf)
-    start = META + NBLOCKS * buf[M_NP]
+    start = META + NBLOCKS * buf[M_NP] + buf[M_N] * buf[M_N]
     return buf[start : start + k].astype(np.int64)
 
 
@@ -497,31 +569,13 @@ def _is_eye(buf: np.ndarray, q: int, color: int) -> bool:
 def is_eye(buf: np.ndarray, p: int, color: int) -> bool:
     """True when unpadded point ``p`` is an eye of ``color`` in the book's sense."""
     n = buf[M_N]
-    return _is_eye(buf, (p // n + 1) * buf[M_W] + p % n + 1, color)
+    return _is_eye(buf, _PAD[n, p], color)
 
 
 @njit(cache=True)
 def seed_kernels(seed: int) -> None:
     """Seed the random generator that the kernels use (Numba keeps its own)."""
     np.random.seed(seed)
-
-
-@njit(cache=True)
-def _collect_empties(buf: np.ndarray, empties: np.ndarray, where: np.ndarray) -> int:
-    """Fill ``empties`` with the empty points and ``where`` with their positions."""
-    n = buf[M_N]
-    w = buf[M_W]
-    ne = 0
-    for r in range(n):
-        for c in range(n):
-            q = (r + 1) * w + c + 1
-            if buf[META + q] == EMPTY:
-                empties[ne] = q
-                where[q] = ne
-                ne += 1
-            else:
-                where[q] = -1
-    return ne
 
 
 @njit(cache=True)
@@ -536,24 +590,25 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
     """
     n = buf[M_N]
     w = buf[M_W]
+    np_ = buf[M_NP]
     area = n * n
-    empties = np.empty(area, dtype=np.int32)
-    where = np.empty(buf[M_NP], dtype=np.int32)
-    ne = _collect_empties(buf, empties, where)
+    e0 = META + NBLOCKS * np_
+    where = META + B_WHERE * np_
     extra = 1 if policy == POLICY_UNIFORM else 0
     moves = 0
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
-        # Rejection sampling without replacement over a window of the candidates:
-        # a rejected point is swapped behind the window, so the draw stays uniform
-        # over the legal points (and the pass slot, index m, for POLICY_UNIFORM).
-        m = ne
+        # Rejection sampling without replacement over a window of the empty
+        # list: a rejected point is swapped behind the window, so the draw stays
+        # uniform over the legal points (and the pass slot, index m, for
+        # POLICY_UNIFORM). _place keeps the list itself up to date.
+        m = buf[M_NEMPTY]
         chosen = -1
         while m + extra > 0:
             i = np.random.randint(m + extra)
             if i == m:
                 break
-            q = empties[i]
+            q = buf[e0 + i]
             j = META + q
             a0 = buf[j - w]
             a1 = buf[j + w]
@@ -583,28 +638,19 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
                 chosen = q
                 break
             m -= 1
-            a = empties[m]
-            empties[i] = a
-            empties[m] = q
-            where[a] = i
-            where[q] = m
+            a = buf[e0 + m]
+            buf[e0 + i] = a
+            buf[e0 + m] = q
+            buf[where + a] = i
+            buf[where + q] = m
         if chosen < 0:
             buf[M_PASSES] += 1
             buf[M_KO] = -1
             buf[M_LAST] = area
         else:
-            cap = _place(buf, chosen, color)
+            _place(buf, chosen, color)
             buf[M_PASSES] = 0
-            buf[M_LAST] = (chosen // w - 1) * n + chosen % w - 1
-            if cap > 0 or buf[META + chosen] == EMPTY:
-                ne = _collect_empties(buf, empties, where)
-            else:
-                i = where[chosen]
-                ne -= 1
-                a = empties[ne]
-                empties[i] = a
-                where[a] = i
-                where[chosen] = -1
+            buf[M_LAST] = _UNPAD[n, chosen]
         buf[M_TOMOVE] = 3 - color
         buf[M_MOVENUM] += 1
         moves += 1
@@ -680,6 +726,7 @@ def rebuild(buf: np.ndarray) -> None:
         buf[META + B_LSUM * np_ + q0] = ls
         buf[META + B_LSQ * np_ + q0] = lq
     _set_hash(buf, h)
+    _index_empties(buf)
 
 
 @njit(cache=True)
@@ -688,7 +735,7 @@ def liberties(buf: np.ndarray, p: int) -> int:
     n = buf[M_N]
     w = buf[M_W]
     np_ = buf[M_NP]
-    q0 = (p // n + 1) * w + p % n + 1
+    q0 = _PAD[n, p]
     if buf[META + q0] != BLACK and buf[META + q0] != WHITE:
         return 0
     root = buf[META + B_HEAD * np_ + q0]
@@ -831,7 +878,7 @@ def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
         if p == n * n:
             out[i] = h0
             continue
-        q = (p // n + 1) * w + p % n + 1
+        q = _PAD[n, p]
         h = h0 ^ _Z[color, q]
         nroots = 0
         alive = False

@@ -361,8 +361,8 @@ class GameState:
         for raw in text.strip("\n").splitlines():
             line = re.sub(r"^\s*\d+|\d+\s*$", "", raw.replace("(", " ").replace(")", " ")).strip()
             cells = [ch for ch in line if not ch.isspace()]
-            if not cells or all(ch in GTP_COLUMNS for ch in cells):
-                continue  # blank line or column labels
+            if not cells or "".join(cells) == GTP_COLUMNS[: len(cells)]:
+                continue  # blank line or the column labels "A B C ..."
             row = []
             for ch in cells:
                 if ch in _ASCII_BLACK:
