@@ -858,30 +858,53 @@ def area_score(buf: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Board hash after the player to move plays each of ``points`` (legal, unpadded).
+def _hash_after(buf: np.ndarray, q: int, color: int) -> int:
+    """Board hash after ``color`` plays legal padded point ``q``, without playing it.
 
-    Cheaper than playing each move: only the stone and the strings it would
-    capture (or, with suicide allowed, its own string) are XORed. Used to
-    filter legal moves by superko without copying the position.
+    Only the stone and the strings it would capture (or, with suicide allowed,
+    its own string) are XORed into the current hash.
     """
-    n = buf[M_N]
     w = buf[M_W]
     np_ = buf[M_NP]
-    color = buf[M_TOMOVE]
     opp = 3 - color
-    h0 = _hash_of(buf)
-    out = np.empty(points.shape[0], dtype=np.int64)
+    h = _hash_of(buf) ^ _Z[color, q]
     roots = np.empty(4, dtype=np.int32)
-    for i in range(points.shape[0]):
-        p = points[i]
-        if p == n * n:
-            out[i] = h0
-            continue
-        q = _PAD[n, p]
-        h = h0 ^ _Z[color, q]
-        nroots = 0
-        alive = False
+    nroots = 0
+    alive = False
+    for k in range(4):
+        if k == 0:
+            nb = q - w
+        elif k == 1:
+            nb = q + w
+        elif k == 2:
+            nb = q - 1
+        else:
+            nb = q + 1
+        b = buf[META + nb]
+        if b == EMPTY:
+            alive = True
+        elif b == color:
+            if not _in_atari(buf, np_, buf[META + B_HEAD * np_ + nb]):
+                alive = True
+        elif b == opp:
+            r = buf[META + B_HEAD * np_ + nb]
+            if _in_atari(buf, np_, r):
+                dup = False
+                for j in range(nroots):
+                    if roots[j] == r:
+                        dup = True
+                if not dup:
+                    roots[nroots] = r
+                    nroots += 1
+                    s = r
+                    while True:
+                        h ^= _Z[opp, s]
+                        s = buf[META + B_NEXT * np_ + s]
+                        if s == r:
+                            break
+    if nroots == 0 and not alive:
+        # Suicide (legal only when the rules allow it): the whole new string goes.
+        h ^= _Z[color, q]
         for k in range(4):
             if k == 0:
                 nb = q - w
@@ -891,57 +914,76 @@ def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
                 nb = q - 1
             else:
                 nb = q + 1
-            b = buf[META + nb]
-            if b == EMPTY:
-                alive = True
-            elif b == color:
-                if not _in_atari(buf, np_, buf[META + B_HEAD * np_ + nb]):
-                    alive = True
-            elif b == opp:
+            if buf[META + nb] == color:
                 r = buf[META + B_HEAD * np_ + nb]
-                if _in_atari(buf, np_, r):
-                    dup = False
-                    for j in range(nroots):
-                        if roots[j] == r:
-                            dup = True
-                    if not dup:
-                        roots[nroots] = r
-                        nroots += 1
-                        s = r
-                        while True:
-                            h ^= _Z[opp, s]
-                            s = buf[META + B_NEXT * np_ + s]
-                            if s == r:
-                                break
-        if nroots == 0 and not alive:
-            # Suicide (legal only when the rules allow it): the whole new string goes.
-            h ^= _Z[color, q]
-            for k in range(4):
-                if k == 0:
-                    nb = q - w
-                elif k == 1:
-                    nb = q + w
-                elif k == 2:
-                    nb = q - 1
-                else:
-                    nb = q + 1
-                if buf[META + nb] == color:
-                    r = buf[META + B_HEAD * np_ + nb]
-                    dup = False
-                    for j in range(nroots):
-                        if roots[j] == r:
-                            dup = True
-                    if not dup:
-                        roots[nroots] = r
-                        nroots += 1
-                        s = r
-                        while True:
-                            h ^= _Z[color, s]
-                            s = buf[META + B_NEXT * np_ + s]
-                            if s == r:
-                                break
-        out[i] = h
+                dup = False
+                for j in range(nroots):
+                    if roots[j] == r:
+                        dup = True
+                if not dup:
+                    roots[nroots] = r
+                    nroots += 1
+                    s = r
+                    while True:
+                        h ^= _Z[color, s]
+                        s = buf[META + B_NEXT * np_ + s]
+                        if s == r:
+                            break
+    return h
+
+
+@njit(cache=True)
+def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Board hash after the player to move plays each of ``points`` (legal, unpadded)."""
+    n = buf[M_N]
+    color = buf[M_TOMOVE]
+    out = np.empty(points.shape[0], dtype=np.int64)
+    for i in range(points.shape[0]):
+        p = points[i]
+        out[i] = _hash_of(buf) if p == n * n else _hash_after(buf, _PAD[n, p], color)
     return out
+
+
+@njit(cache=True)
+def superko_suspects(buf: np.ndarray, bits: np.ndarray, side_key: int) -> np.ndarray:
+    """Legal moves whose resulting position may have occurred before.
+
+    ``bits`` is a 65,536-bit filter of the keys of earlier positions (bit
+    ``key & 0xFFFF``); ``side_key`` is XORed into each resulting hash (the
+    situational-superko side key, or 0). Returns ``[p0, key0, p1, key1, ...]``
+    for the moves whose key hits the filter, so that the caller checks only
+    those exactly; usually none do. The common move (no enemy neighbour, an
+    empty neighbour: no capture) is hashed inline.
+    """
+    n = buf[M_N]
+    w = buf[M_W]
+    color = buf[M_TOMOVE]
+    opp = 3 - color
+    np_ = buf[M_NP]
+    start = META + NBLOCKS * np_ + n * n
+    h0 = _hash_of(buf) ^ side_key
+    out = np.empty(2 * buf[M_NLEGAL], dtype=np.int64)
+    k = 0
+    for e in range(buf[M_NLEGAL] - 1):
+        p = buf[start + e]
+        q = _PAD[n, p]
+        i = META + q
+        a0 = buf[i - w]
+        a1 = buf[i + w]
+        a2 = buf[i - 1]
+        a3 = buf[i + 1]
+        if a0 != opp and a1 != opp and a2 != opp and a3 != opp and (
+            a0 == EMPTY or a1 == EMPTY or a2 == EMPTY or a3 == EMPTY
+        ):
+            key = h0 ^ _Z[color, q]
+        else:
+            key = _hash_after(buf, q, color) ^ side_key
+        bit = key & 0xFFFF
+        if bits[bit >> 3] & (1 << (bit & 7)):
+            out[k] = p
+            out[k + 1] = key
+            k += 2
+    return out[:k]
 
 
 @njit(cache=True)

@@ -168,24 +168,35 @@ class _History:
     Appending from the tip is O(1); playing from an older state (branching)
     copies the prefix. ``first`` maps a key to its first index, so "did this
     position occur in my first ``length`` positions" is one dict lookup.
+
+    ``bits`` is a 65,536-bit filter of every key ever added (a superset of any
+    state's own prefix), so that move generation can rule out repetitions in
+    the kernel and check exactly only the few moves that hit it.
     """
 
-    __slots__ = ("keys", "first")
+    __slots__ = ("keys", "first", "_bytes", "bits")
 
-    def __init__(self, keys: Sequence[int] = ()) -> None:
-        self.keys: list[int] = list(keys)
+    def __init__(self, keys: Sequence[int] = (), bits: bytearray | None = None) -> None:
+        self.keys: list[int] = []
         self.first: dict[int, int] = {}
-        for i, k in enumerate(self.keys):
-            self.first.setdefault(k, i)
+        self._bytes = bytearray(bits) if bits is not None else bytearray(1 << 13)
+        self.bits = np.frombuffer(self._bytes, dtype=np.uint8)
+        for k in keys:
+            self._add(k)
+
+    def _add(self, key: int) -> None:
+        self.first.setdefault(key, len(self.keys))
+        self.keys.append(key)
+        bit = key & 0xFFFF
+        self._bytes[bit >> 3] |= 1 << (bit & 7)
 
     def seen(self, key: int, length: int) -> bool:
         i = self.first.get(key)
         return i is not None and i < length
 
     def extended(self, length: int, key: int) -> "_History":
-        hist = self if len(self.keys) == length else _History(self.keys[:length])
-        hist.first.setdefault(key, len(hist.keys))
-        hist.keys.append(key)
+        hist = self if len(self.keys) == length else _History(self.keys[:length], self._bytes)
+        hist._add(key)
         return hist
 
 
@@ -502,13 +513,15 @@ class GameState:
         # A view of the list that the play kernel keeps (slot 13 is M_NLEGAL).
         # Marking it read-only would cost a fifth of a move, so it is not.
         pts = buf[start : start + buf.item(13)]
-        if self._hist is not None and len(pts) > 1:
-            keys = K.hashes_after(self._buf, pts[:-1])
-            other = 3 - int(self._buf[K.M_TOMOVE])
-            seen, hlen = self._hist.seen, self._hlen
-            bad = [i for i, h in enumerate(keys.tolist()) if seen(self._key_for(h, other), hlen)]
-            if bad:
-                pts = np.delete(pts, bad)
+        hist = self._hist
+        if hist is not None and len(pts) > 1:
+            g = self._g
+            side = K.SIDE_KEY if g.situational and buf.item(K.M_TOMOVE) == K.BLACK else 0
+            suspects = K.superko_suspects(buf, hist.bits, side)
+            if len(suspects):
+                bad = {p for p, key in zip(suspects[::2].tolist(), suspects[1::2].tolist()) if hist.seen(key, self._hlen)}
+                if bad:
+                    pts = np.array([p for p in pts.tolist() if p not in bad], dtype=np.int32)
         return pts
 
     def legal_moves(self) -> list[Move]:
