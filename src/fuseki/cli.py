@@ -31,14 +31,23 @@ class UserError(Exception):
     """An error caused by the user's input; printed as one line, exit status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser. With ``only``, just that subcommand's module is imported,
+    so one command's start-up never pays for (or breaks on) the others."""
     from fuseki import __version__
 
     parser = argparse.ArgumentParser(prog="fuseki", description="Game-playing AI for Go and other board games.")
     parser.add_argument("--version", action="version", version=f"fuseki {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(module_name)
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as e:  # a broken optional command must not take the others down
+            print(f"fuseki: warning: command {name!r} is unavailable: {e}", file=sys.stderr)
+            continue
         p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip().splitlines()[0])
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
@@ -47,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fuseki`` console script."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -504,7 +504,8 @@ class GameState:
     def legal_points(self) -> np.ndarray:
         """Legal moves as int indices (pass, ``size * size``, always last). Fast path.
 
-        The array may be a view of the state's own data: copy it before changing it.
+        Empty once the game is over. The order of the points is unspecified. The
+        array may be a view of the state's own data: copy it before changing it.
         """
         if self._over:
             return np.empty(0, dtype=np.int32)
@@ -594,10 +595,674 @@ class GameState:
         r, c = point
         return int(K.liberties(self._buf, r * self.size + c))
 
-    def is_eye(self, point: Point | tuple[int, int], color: Color) -> bool:
-        """The book's ``is_point_an_eye``: empty, own neighbours, enough own diagonals."""
+    def is_eye(self, point: "Point | tuple[int, int] | int", color: Color) -> bool:
+        """The book's ``is_point_an_eye``: empty, own neighbours, enough own diagonals.
+
+        ``point`` may be an int index, as :meth:`legal_points` returns them.
+        """
+        if isinstance(point, tuple):
+            p = point[0] * self.size + point[1]
+        else:
+            p = int(point)
+        if not 0 <= p < self.size * self.size:
+            return False
+        return bool(K.is_eye(self._buf, p, int(color)))
+
+    def _string_roots(self) -> list[int]:
+        """One unpadded point per string."""
+        n, w, np_ = self.size, self.size + 2, (self.size + 2) ** 2
+        heads = self._buf[K.META + K.B_HEAD * np_ : K.META + (K.B_HEAD + 1) * np_]
+        out = []
+        for p in range(n * n):
+            q = (p // n + 1) * w + p % n + 1
+            if self._buf[K.META + q] in (K.BLACK, K.WHITE) and heads[q] == q:
+                out.append(p)
+        return out
+
+    def strings(self) -> list[tuple[Color, list[Point]]]:
+        """Every string (chain) as its colour and its points."""
+        n = self.size
+        groups: dict[int, list[Point]] = {}
+        np_ = (n + 2) ** 2
+        heads = self._buf[K.META + K.B_HEAD * np_ : K.META + (K.B_HEAD + 1) * np_]
+        owner: dict[int, Color] = {}
+        for p in range(n * n):
+            q = (p // n + 1) * (n + 2) + p % n + 1
+            v = int(self._buf[K.META + q])
+            if v in (K.BLACK, K.WHITE):
+                groups.setdefault(int(heads[q]), []).append(Point(p // n, p % n))
+                owner[int(heads[q])] = Color(v)
+        return [(owner[r], pts) for r, pts in groups.items()]
+
+    def moves(self) -> list[Move]:
+        """The moves from the root state to this one, in order."""
+        out: list[Move] = []
+        s: GameState | None = self
+        while s is not None and s.parent is not None:
+            out.append(s.move_played())
+            s = s.parent
+        out.reverse()
+        return out
+
+    def move_played(self) -> Move:
+        """The move that led to this state."""
+        if self.parent is None:
+            raise ValueError("the root state was not reached by a move")
+        if self._over > 1:
+            return Move.resign()
+        v = int(self._buf[K.M_LAST])
+        if v == self.size * self.size:
+            return Move.pass_turn()
+        return Move.play(Point(v // self.size, v % self.size))
+
+    def root(self) -> "GameState":
+        s = self
+        while s.parent is not None:
+            s = s.parent
+        return s
+
+    def ancestors(self) -> Iterator["GameState"]:
+        """This state, then its parent, and so on to the root."""
+        s: GameState | None = self
+        while s is not None:
+            yield s
+            s = s.parent
+
+    # ---- end of game --------------------------------------------------
+
+    def is_over(self) -> bool:
+        """Two passes in a row, or a resignation."""
+        return self._over > 0
+
+    def score(self, dead: Iterable[Point] | np.ndarray | None = None) -> Score:
+        """Count the board under the rules' scoring.
+
+        ``dead`` lists dead stones (points) or is a boolean ``(size, size)``
+        mask; by default every stone is alive (the book's and Tromp-Taylor's
+        convention). Dead stones are removed before counting; under territory
+        scoring they also count as prisoners.
+        """
+        n = self.size
+        mask = np.zeros(n * n, dtype=np.uint8)
+        if dead is not None:
+            if isinstance(dead, np.ndarray) and dead.shape == (n, n):
+                mask[:] = dead.astype(bool).ravel()
+            else:
+                for pt in dead:
+                    r, c = pt
+                    if not (0 <= r < n and 0 <= c < n):
+                        raise CoordinateError(f"dead stone {tuple(pt)} is off the board")
+                    mask[r * n + c] = 1
+        stones = K.colors(self._buf)
+        mask &= stones != 0
+        regions = K.region_map(self._buf, mask)
+        counts = np.bincount(regions, minlength=5)
+        komi = self.rules.komi
+        if self.rules.scoring is Scoring.AREA:
+            black = float(counts[K.R_BLACK_STONE] + counts[K.R_BLACK_AREA])
+            white = float(counts[K.R_WHITE_STONE] + counts[K.R_WHITE_AREA])
+            white += self.rules.handicap_bonus.points(self.handicap)
+        else:
+            dead_black = int(((stones == K.BLACK) & (mask == 1)).sum())
+            dead_white = int(((stones == K.WHITE) & (mask == 1)).sum())
+            black = float(counts[K.R_BLACK_AREA] + self.captures(Color.BLACK) + dead_white)
+            white = float(counts[K.R_WHITE_AREA] + self.captures(Color.WHITE) + dead_black)
+        return Score(black, white + komi, self.rules.scoring, regions.reshape(n, n))
+
+    def winner(self) -> Color | None:
+        """The winner of a finished game (``None`` while playing or for a draw)."""
+        if self._over > 1:
+            return Color(self._over - 1).other
+        if not self._over:
+            return None
+        return self.score().winner
+
+    def result(self) -> str:
+        """``"B+R"``, ``"W+2.5"``, ``"0"`` (draw) or ``"?"`` while the game goes on."""
+        if self._over > 1:
+            return f"{Color(self._over - 1).other.letter}+R"
+        if not self._over:
+            return "?"
+        return self.score().result
+
+    # ---- display ------------------------------------------------------
+
+    def to_ascii(self, coordinates: bool = True, mark_last: bool = True) -> str:
+        """The board as text, top row first; the last stone played is in parentheses.
+
+        As GNU Go's ``showboard`` does, the separators around the last stone
+        become ``(`` and ``)``, so every row keeps the same width.
+        """
+        n = self.size
+        grid = self.stones()
+        last = self.last_index if mark_last else None
+        chars = ".XO"
+        width = len(str(n))
+        header = " " * (width + 1) + "".join(" " + c for c in GTP_COLUMNS[:n])
+        lines = [header] if coordinates else []
+        for r in range(n):
+            seps = [" "] * (n + 1)
+            if last is not None and last < n * n and last // n == r:
+                seps[last % n] = "("
+                seps[last % n + 1] = ")"
+            row = "".join(seps[c] + chars[int(grid[r, c])] for c in range(n)) + seps[n]
+            if coordinates:
+                label = str(n - r).rjust(width)
+                lines.append(f"{label}{row}{label}")
+            else:
+                lines.append(row.strip())
+        if coordinates:
+            lines.append(header)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        if self.is_resign:
+            return "resign"
+        if self.is_pass:
+            return "pass"
+        return f"({self.point.row}, {self.point.col})"  # type: ignore[union-attr]
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules forbid. ``reason`` is one short word or phrase.
+
+    Reasons: ``occupied``, ``suicide``, ``ko``, ``superko``, ``off board``,
+    ``game over``.
+    """
+
+    def __init__(self, reason: str, move: object = None, detail: str = "") -> None:
+        self.reason = reason
+        self.move = move
+        super().__init__(detail or f"illegal move {move}: {reason}")
+
+
+_REASONS = {
+    K.ERR_OCCUPIED: "occupied",
+    K.ERR_SUICIDE: "suicide",
+    K.ERR_KO: "ko",
+    K.ERR_OFFBOARD: "off board",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Score:
+    """A counted result. ``black`` and ``white`` include komi and handicap bonus."""
+
+    black: float
+    white: float
+    scoring: Scoring
+    #: Per-point owner map: kernels.R_* codes over ``row * N + col``.
+    regions: np.ndarray = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def margin(self) -> float:
+        """Black's points minus White's."""
+        return self.black - self.white
+
+    @property
+    def winner(self) -> Color | None:
+        if self.margin > 0:
+            return Color.BLACK
+        if self.margin < 0:
+            return Color.WHITE
+        return None
+
+    @property
+    def result(self) -> str:
+        """SGF/GTP style: ``"B+3.5"``, ``"W+0.5"`` or ``"0"`` for a draw."""
+        m = self.margin
+        if m == 0:
+            return "0"
+        text = f"{abs(m):g}"
+        return f"{'B' if m > 0 else 'W'}+{text}"
+
+
+class _History:
+    """The keys of the positions on a line of play, shared between states.
+
+    A state on that line knows how many entries are its own (``length``).
+    Appending from the tip is O(1); playing from an older state (branching)
+    copies the prefix. ``first`` maps a key to its first index, so "did this
+    position occur in my first ``length`` positions" is one dict lookup.
+
+    ``bits`` is a 65,536-bit filter of every key ever added (a superset of any
+    state's own prefix), so that move generation can rule out repetitions in
+    the kernel and check exactly only the few moves that hit it.
+    """
+
+    __slots__ = ("keys", "first", "_bytes", "bits")
+
+    def __init__(self, keys: Sequence[int] = (), bits: bytearray | None = None) -> None:
+        self.keys: list[int] = []
+        self.first: dict[int, int] = {}
+        self._bytes = bytearray(bits) if bits is not None else bytearray(1 << 13)
+        self.bits = np.frombuffer(self._bytes, dtype=np.uint8)
+        for k in keys:
+            self._add(k)
+
+    def _add(self, key: int) -> None:
+        self.first.setdefault(key, len(self.keys))
+        self.keys.append(key)
+        bit = key & 0xFFFF
+        self._bytes[bit >> 3] |= 1 << (bit & 7)
+
+    def seen(self, key: int, length: int) -> bool:
+        i = self.first.get(key)
+        return i is not None and i < length
+
+    def extended(self, length: int, key: int) -> "_History":
+        hist = self if len(self.keys) == length else _History(self.keys[:length], self._bytes)
+        hist._add(key)
+        return hist
+
+
+_ASCII_BLACK = set("XxB#●@")
+_ASCII_WHITE = set("OoW○")
+_ASCII_EMPTY = set(".+,-_")
+
+
+class GameState:
+    """A position plus everything the rules need: player to move, ko, history, result.
+
+    Build one with :meth:`new`, :meth:`from_ascii` or :meth:`from_setup`; then
+    :meth:`play` moves. A move is a :class:`Move` or an int index
+    (``row * size + col``, ``size * size`` for pass), the fast path.
+    """
+
+    # Few slots, and the per-game constants in one shared object: ``play`` sets
+    # each slot once per move, and that cost is part of every move.
+    __slots__ = ("_buf", "_g", "parent", "_hist", "_hlen", "_over")
+
+    _buf: np.ndarray
+    _g: "_Game"
+    parent: "GameState | None"
+
+    # ---- construction -------------------------------------------------
+
+    @classmethod
+    def _make(cls, buf: np.ndarray, rules: Rules, handicap: int) -> "GameState":
+        s = cls.__new__(cls)
+        s._buf = buf
+        s._g = _Game(rules, int(buf[K.M_N]), handicap)
+        s.parent = None
+        s._over = 0
+        s._hist = None
+        s._hlen = 0
+        if rules.superko:
+            s._hist = _History([s._key_for(K.board_hash(buf), int(buf[K.M_TOMOVE]))])
+            s._hlen = 1
+        return s
+
+    @property
+    def rules(self) -> Rules:
+        return self._g.rules
+
+    @property
+    def size(self) -> int:
+        return self._g.size
+
+    @property
+    def handicap(self) -> int:
+        """Number of handicap stones the game started with (0 for none)."""
+        return self._g.handicap
+
+    @property
+    def resigned(self) -> "Color | None":
+        """The player who resigned, if the game ended that way."""
+        return Color(self._over - 1) if self._over > 1 else None
+
+    @property
+    def last_move(self) -> "Move | None":
+        """The move that led here (``None`` at the start)."""
+        return None if self.parent is None else self.move_played()
+
+    @classmethod
+    def new(
+        cls,
+        size: int = 19,
+        rules: Rules | str | None = None,
+        *,
+        komi: float | None = None,
+        handicap: int = 0,
+        handicap_points: Iterable[Point] | None = None,
+    ) -> "GameState":
+        """An empty board (or one with handicap stones), Black to move unless handicapped.
+
+        ``handicap`` places the GTP fixed stones; ``handicap_points`` places
+        stones freely. With either, White moves first.
+        """
+        check_size(size)
+        rules = _as_rules(rules)
+        if komi is not None:
+            rules = rules.replace(komi=float(komi))
+        points: list[Point] = []
+        if handicap_points is not None:
+            points = [Point(*p) for p in handicap_points]
+            if len(set(points)) != len(points):
+                raise ValueError("handicap points repeat")
+            if not 2 <= len(points) <= max_free_handicap(size):
+                raise ValueError(f"free handicap on {size}x{size} must be from 2 to {max_free_handicap(size)} stones")
+        elif handicap:
+            points = fixed_handicap(handicap, size)
+        if not points:
+            return cls._make(K.new_board(size, int(rules.suicide)), rules, 0)
+        return cls.from_setup(size, black=points, rules=rules, to_move=Color.WHITE, handicap=len(points))
+
+    @classmethod
+    def from_setup(
+        cls,
+        size: int,
+        black: Iterable[Point] = (),
+        white: Iterable[Point] = (),
+        *,
+        rules: Rules | str | None = None,
+        to_move: Color = Color.BLACK,
+        handicap: int = 0,
+    ) -> "GameState":
+        """A position with stones placed directly (SGF ``AB``/``AW``, handicap, tests).
+
+        Strings left with no liberty are an error: such a position cannot occur.
+        """
+        check_size(size)
+        rules = _as_rules(rules)
+        stones = np.zeros(size * size, dtype=np.int8)
+        for color, pts in ((K.BLACK, black), (K.WHITE, white)):
+            for p in pts:
+                point = Point(*p)
+                if not (0 <= point.row < size and 0 <= point.col < size):
+                    raise CoordinateError(f"setup stone {tuple(point)} is off a {size}x{size} board")
+                stones[point.row * size + point.col] = color
+        return cls.from_array(stones.reshape(size, size), rules=rules, to_move=to_move, handicap=handicap)
+
+    @classmethod
+    def from_array(
+        cls,
+        board: np.ndarray,
+        *,
+        rules: Rules | str | None = None,
+        to_move: Color = Color.BLACK,
+        handicap: int = 0,
+    ) -> "GameState":
+        """A position from a square array of colour codes (0 empty, 1 black, 2 white)."""
+        board = np.asarray(board)
+        if board.ndim != 2 or board.shape[0] != board.shape[1]:
+            raise ValueError(f"board must be a square 2-D array, got shape {board.shape}")
+        size = check_size(int(board.shape[0]))
+        if not np.isin(board, (0, 1, 2)).all():
+            raise ValueError("board values must be 0 (empty), 1 (black) or 2 (white)")
+        rules = _as_rules(rules)
+        buf = K.new_board(size, int(rules.suicide))
+        K.set_colors(buf, board.astype(np.int8).ravel())
+        buf[K.M_TOMOVE] = int(to_move)
+        K.fill_legal(buf)
+        state = cls._make(buf, rules, handicap)
+        dead = [p for p in state._string_roots() if K.liberties(buf, p) == 0]
+        if dead:
+            pt = Point(dead[0] // size, dead[0] % size)
+            raise ValueError(f"the string at {to_gtp(pt, size)} has no liberties")
+        return state
+
+    @classmethod
+    def from_ascii(
+        cls,
+        text: str,
+        *,
+        rules: Rules | str | None = None,
+        to_move: Color = Color.BLACK,
+    ) -> "GameState":
+        """A position drawn as text, one row per line, top row first.
+
+        ``X``/``x``/``B``/``#`` are black, ``O``/``o``/``W`` white, ``.`` or ``+``
+        empty. Spaces are ignored, and so are GTP coordinate labels around the
+        board (as :meth:`to_ascii` prints them).
+
+        >>> s = GameState.from_ascii('''
+        ...     . X O
+        ...     X O .
+        ...     . . .
+        ... ''')
+        >>> s.size
+        3
+        """
+        rows: list[list[int]] = []
+        for raw in text.strip("\n").splitlines():
+            line = re.sub(r"^\s*\d+|\d+\s*$", "", raw.replace("(", " ").replace(")", " ")).strip()
+            cells = [ch for ch in line if not ch.isspace()]
+            if not cells or "".join(cells) == GTP_COLUMNS[: len(cells)]:
+                continue  # blank line or the column labels "A B C ..."
+            row = []
+            for ch in cells:
+                if ch in _ASCII_BLACK:
+                    row.append(K.BLACK)
+                elif ch in _ASCII_WHITE:
+                    row.append(K.WHITE)
+                elif ch in _ASCII_EMPTY:
+                    row.append(K.EMPTY)
+                else:
+                    raise ValueError(f"unknown board character {ch!r} in line {raw!r}")
+            rows.append(row)
+        if not rows or any(len(r) != len(rows) for r in rows):
+            raise ValueError(f"an ASCII board must be square; got rows of lengths {[len(r) for r in rows]}")
+        return cls.from_array(np.array(rows, dtype=np.int8), rules=rules, to_move=to_move)
+
+    # ---- playing ------------------------------------------------------
+
+    def _key_for(self, board_hash: int, to_move: int) -> int:
+        """History key: the board, plus the side to move under situational superko."""
+        if self._g.situational and to_move == K.WHITE:
+            return board_hash ^ K.SIDE_KEY
+        return board_hash
+
+    def move_index(self, move: "Move | int | Point") -> int:
+        """Any move form -> int index (``size * size`` for pass). Resign is -1."""
+        if isinstance(move, Move):
+            if move.is_resign:
+                return -1
+            if move.is_pass:
+                return self.size * self.size
+            move = move.point  # type: ignore[assignment]
+        if isinstance(move, tuple):
+            r, c = move
+            if not (0 <= r < self.size and 0 <= c < self.size):
+                raise IllegalMoveError("off board", move, f"{tuple(move)} is off the {self.size}x{self.size} board")
+            return r * self.size + c
+        return int(move)
+
+    def play(self, move: "Move | int | Point") -> "GameState":
+        """The state after the player to move plays ``move``.
+
+        Raises :class:`IllegalMoveError` (with ``reason``) for a move the rules forbid.
+        """
+        if type(move) is int:
+            p = move
+        elif isinstance(move, np.integer):
+            p = int(move)
+        else:
+            p = self.move_index(move)
+        if self._over:
+            raise IllegalMoveError("game over", move, "the game is over")
+        g = self._g
+        if not 0 <= p <= g.n2:
+            if p == -1:
+                return self._resign()
+            raise IllegalMoveError("off board", move, f"move index {p} is off the {g.size}x{g.size} board")
+        buf = self._buf.copy()
+        h = _kplay(buf, p)
+        if h < 0:
+            raise IllegalMoveError(_REASONS[h], _describe(move, g.size))
+        new = _new_state(GameState)
+        new._buf = buf
+        new._g = g
+        new.parent = self
+        new._over = 1 if buf.item(5) >= 2 else 0  # 5 is kernels.M_PASSES
+        hist = self._hist
+        if hist is None:
+            new._hist = None
+            new._hlen = 0
+        else:
+            key = h ^ K.SIDE_KEY if g.situational and buf[K.M_TOMOVE] == K.WHITE else h
+            if p != g.n2 and hist.seen(key, self._hlen):
+                raise IllegalMoveError("superko", _describe(move, g.size))
+            new._hist = hist.extended(self._hlen, key)
+            new._hlen = self._hlen + 1
+        return new
+
+    def _resign(self) -> "GameState":
+        new = _new_state(GameState)
+        new._buf = self._buf.copy()
+        new._buf[K.M_LAST] = -1
+        new._g = self._g
+        new.parent = self
+        new._hist, new._hlen = self._hist, self._hlen
+        new._over = 1 + int(self._buf[K.M_TOMOVE])
+        return new
+
+    def apply_moves(self, moves: Iterable["Move | int | Point"]) -> "GameState":
+        """Play a sequence of moves in order."""
+        state = self
+        for m in moves:
+            state = state.play(m)
+        return state
+
+    def undo(self) -> "GameState":
+        """The state before the last move (exact: states are immutable)."""
+        if self.parent is None:
+            raise ValueError("nothing to undo")
+        return self.parent
+
+    # ---- legality -----------------------------------------------------
+
+    def why_illegal(self, move: "Move | int | Point") -> str | None:
+        """``None`` if ``move`` is legal, else the reason (as in :class:`IllegalMoveError`)."""
+        if self._over:
+            return "game over"
+        try:
+            p = self.move_index(move)
+        except IllegalMoveError as e:
+            return e.reason
+        n2 = self.size * self.size
+        if p == -1 or p == n2:
+            return None
+        if not 0 <= p < n2:
+            return "off board"
+        code = K.legal_code(self._buf, p)
+        if code != K.OK:
+            return _REASONS[code]
+        if self._hist is not None:
+            h = int(K.hashes_after(self._buf, np.array([p], dtype=np.int64))[0])
+            if self._hist.seen(self._key_for(h, 3 - int(self._buf[K.M_TOMOVE])), self._hlen):
+                return "superko"
+        return None
+
+    def is_legal(self, move: "Move | int | Point") -> bool:
+        return self.why_illegal(move) is None
+
+    def legal_points(self) -> np.ndarray:
+        """Legal moves as int indices (pass, ``size * size``, always last). Fast path.
+
+        Empty once the game is over. The order of the points is unspecified. The
+        array may be a view of the state's own data: copy it before changing it.
+        """
+        if self._over:
+            return np.empty(0, dtype=np.int32)
+        buf = self._buf
+        start = self._g.legal_start
+        # A view of the list that the play kernel keeps (slot 13 is M_NLEGAL).
+        # Marking it read-only would cost a fifth of a move, so it is not.
+        pts = buf[start : start + buf.item(13)]
+        hist = self._hist
+        if hist is not None and len(pts) > 1:
+            g = self._g
+            side = K.SIDE_KEY if g.situational and buf.item(K.M_TOMOVE) == K.BLACK else 0
+            suspects = K.superko_suspects(buf, hist.bits, side)
+            if len(suspects):
+                bad = {p for p, key in zip(suspects[::2].tolist(), suspects[1::2].tolist()) if hist.seen(key, self._hlen)}
+                if bad:
+                    pts = np.array([p for p in pts.tolist() if p not in bad], dtype=np.int32)
+        return pts
+
+    def legal_moves(self) -> list[Move]:
+        """Legal moves as :class:`Move` values (pass included, resign not)."""
+        n = self.size
+        out = [Move.play(Point(int(p) // n, int(p) % n)) for p in self.legal_points()[:-1]]
+        if not self._over:
+            out.append(Move.pass_turn())
+        return out
+
+    # ---- queries ------------------------------------------------------
+
+    @property
+    def next_player(self) -> Color:
+        return Color(int(self._buf[K.M_TOMOVE]))
+
+    @property
+    def move_number(self) -> int:
+        """Moves played since the start position (passes count; resignations do not)."""
+        return int(self._buf[K.M_MOVENUM])
+
+    @property
+    def passes(self) -> int:
+        """Consecutive passes that ended the record so far."""
+        return int(self._buf[K.M_PASSES])
+
+    @property
+    def ko_point(self) -> Point | None:
+        """The point that simple ko forbids now, if any."""
+        q = int(self._buf[K.M_KO])
+        if q < 0:
+            return None
+        w = self.size + 2
+        return Point(q // w - 1, q % w - 1)
+
+    @property
+    def last_index(self) -> int | None:
+        """Index of the last move (``size * size`` for pass), or None at the start."""
+        v = int(self._buf[K.M_LAST])
+        return None if v < 0 else v
+
+    @property
+    def hash(self) -> int:
+        """Zobrist hash of the stones (62 bits), kept incrementally."""
+        return K.board_hash(self._buf)
+
+    @property
+    def key(self) -> int:
+        """Hashable key of the situation: stones and the player to move."""
+        h = K.board_hash(self._buf)
+        return h ^ K.SIDE_KEY if self._buf[K.M_TOMOVE] == K.WHITE else h
+
+    def captures(self, color: Color) -> int:
+        """Stones that ``color`` has captured so far (prisoners)."""
+        return int(self._buf[K.M_CAPB if color is Color.BLACK else K.M_CAPW])
+
+    def stones(self) -> np.ndarray:
+        """Colours of all points as a ``(size, size)`` int8 array (0/1/2)."""
+        return K.colors(self._buf).reshape(self.size, self.size)
+
+    def color_at(self, point: Point | tuple[int, int]) -> Color | None:
         r, c = point
-        return bool(K.is_eye(self._buf, r * self.size + c, int(color)))
+        if not (0 <= r < self.size and 0 <= c < self.size):
+            raise CoordinateError(f"{tuple(point)} is off the {self.size}x{self.size} board")
+        v = int(self._buf[K.META + (r + 1) * (self.size + 2) + c + 1])
+        return None if v == K.EMPTY else Color(v)
+
+    def liberties(self, point: Point | tuple[int, int]) -> int:
+        """Exact liberty count of the string at ``point`` (0 for an empty point)."""
+        r, c = point
+        return int(K.liberties(self._buf, r * self.size + c))
+
+    def is_eye(self, point: "Point | tuple[int, int] | int", color: Color) -> bool:
+        """The book's ``is_point_an_eye``: empty, own neighbours, enough own diagonals.
+
+        ``point`` may be an int index, as :meth:`legal_points` returns them.
+        """
+        if isinstance(point, tuple):
+            p = point[0] * self.size + point[1]
+        else:
+            p = int(point)
+        if not 0 <= p < self.size * self.size:
+            return False
+        return bool(K.is_eye(self._buf, p, int(color)))
 
     def _string_roots(self) -> list[int]:
         """One unpadded point per string."""

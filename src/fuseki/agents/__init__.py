@@ -1,0 +1,28 @@
+"""Agents: what chooses moves, built by name.
+
+Frontends use only :func:`make_agent` and the :class:`Agent` protocol, so a new
+kind of agent becomes available everywhere (``fuseki play --bot NAME``,
+``fuseki watch``, GTP) by registering itself here with :func:`register_agent`.
+
+Built in:
+
+- ``random``: the book's bot (``dlgo.agent.naive.RandomBot``), a random legal
+  move that never fills one of its own eyes;
+- ``uniform``: uniform over all legal points, passing only when none is left.
+"""
+
+from fuseki.agents.base import Agent, AgentFactory, available_agents, make_agent, register_agent
+from fuseki.agents.random_bots import RandomBot, UniformRandomBot
+
+__all__ = [
+    "Agent",
+    "AgentFactory",
+    "RandomBot",
+    "UniformRandomBot",
+    "available_agents",
+    "make_agent",
+    "register_agent",
+]
+
+register_agent("random", RandomBot, "the book's random bot: random legal moves, never fills its own eyes")
+register_agent("uniform", UniformRandomBot, "uniform over legal points, passes only when none is left")

@@ -1,0 +1,115 @@
+"""The :class:`Agent` protocol and the registry that builds agents by name.
+
+Frontends (``fuseki play``, ``fuseki watch``, GTP, the web UI) know only this
+module: they ask :func:`make_agent` for an agent by the name a user typed and
+call ``select_move``. That keeps every frontend working unchanged when a new
+kind of agent (MCTS, a policy network, ...) registers itself.
+
+>>> sorted(available_agents())  # doctest: +SKIP
+['random', 'uniform']
+>>> bot = make_agent("random", seed=1)
+>>> bot.name
+'random'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # the rules engine pulls in Numba; type checkers need only the names
+    from fuseki.go.state import GameState, Move
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Something that chooses moves: the book's ``Agent`` (``select_move``).
+
+    ``name`` is the registry name or another short label that frontends show
+    (and write into SGF player fields).
+
+    An agent may also define ``analyze(state) -> dict[str, Any]`` to explain
+    its choice (visit counts, win rates, policy); it is optional because a
+    random bot has nothing to say, so frontends test for it with
+    ``hasattr(agent, "analyze")`` rather than requiring it here.
+    """
+
+    name: str
+
+    def select_move(self, state: GameState) -> Move:
+        """The move to play in ``state`` (a legal move, a pass or a resignation).
+
+        Agents raise ``ValueError`` when asked to move in a finished game: there
+        is no sensible answer, and silently passing would hide a frontend bug.
+        """
+        ...
+
+
+AgentFactory = Callable[..., Agent]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    factory: AgentFactory
+    help: str
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def register_agent(name: str, factory: AgentFactory, help: str, *, replace: bool = False) -> None:
+    """Make ``make_agent(name, **options)`` call ``factory(**options)``.
+
+    ``help`` is one line for listings (``fuseki play --help``, error messages).
+    Registering a taken name is an error unless ``replace=True``: two modules
+    silently fighting over one name would make ``--bot NAME`` mean different
+    things depending on import order.
+
+    A factory that needs heavy imports (torch, a model file) should import them
+    when called, not at registration, so that listing the agents stays cheap.
+    """
+    if not isinstance(name, str) or not name or name != name.strip() or any(ch.isspace() for ch in name):
+        raise ValueError(f"an agent name must be a non-empty word without spaces, got {name!r}")
+    if not callable(factory):
+        raise TypeError(f"the factory for agent {name!r} must be callable, got {type(factory).__name__}")
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"an agent named {name!r} is already registered (pass replace=True to override it)")
+    _REGISTRY[name] = _Entry(factory, help)
+
+
+def available_agents() -> dict[str, str]:
+    """Registered agent names and their one-line help, sorted by name."""
+    return {name: _REGISTRY[name].help for name in sorted(_REGISTRY)}
+
+
+def make_agent(name: str, **options: Any) -> Agent:
+    """Build the agent registered as ``name``, passing ``options`` to its factory.
+
+    An unknown name or an option the factory does not take raises
+    ``ValueError`` naming what is accepted, so that a command line can print it
+    as one line instead of a ``TypeError`` traceback from deep inside.
+    """
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        known = ", ".join(sorted(_REGISTRY)) or "(none registered)"
+        raise ValueError(f"unknown agent {name!r}; known agents: {known}")
+    try:
+        signature = inspect.signature(entry.factory)
+    except (TypeError, ValueError):  # some builtins have no signature; let the call decide
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(**options)
+        except TypeError:
+            accepted = [
+                p.name
+                for p in signature.parameters.values()
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+            given = ", ".join(sorted(options)) or "no options"
+            raise ValueError(
+                f"agent {name!r} cannot be built with {given}; it accepts: {', '.join(accepted) or 'no options'}"
+            ) from None
+    return entry.factory(**options)

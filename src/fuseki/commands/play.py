@@ -1,0 +1,413 @@
+"""Play a bot in the terminal: you type moves, the bot answers.
+
+::
+
+    fuseki play --size 9 --bot random --color black
+
+Type a point in GTP coordinates (``D4`` or ``d4``; columns skip the letter I),
+or ``pass``, ``undo`` (takes back your last move and the bot's reply),
+``resign``, ``help`` or ``quit``. A mistyped or illegal move is explained in
+one line and asked again; end of input ends the game cleanly.
+
+The game ends after two passes in a row or a resignation and is counted by the
+chosen rules. For now every stone left on the board counts as alive: remove
+dead groups by capturing them before you pass.
+
+The game setup helpers here (:func:`new_game`, :func:`result_report`,
+:func:`save_game`) are shared with ``fuseki watch``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
+
+from fuseki.cli import UserError
+
+if TYPE_CHECKING:  # the engine imports Numba; commands import it inside run()
+    from fuseki.agents import Agent
+    from fuseki.go.state import Color, GameState
+
+#: The rule sets the help text offers; any preset name of ``Rules.preset`` works.
+RULE_SETS = ("chinese", "japanese", "tromp-taylor", "book")
+
+#: Komi in handicap games unless ``--komi`` says otherwise: White already got
+#: the first move's worth back in stones, so only the half point that prevents
+#: draws is left (the usual convention on servers and in GTP tools).
+HANDICAP_KOMI = 0.5
+
+DEAD_STONE_NOTE = (
+    "Note: every stone on the board was counted as alive (no dead-stone removal yet), "
+    "so a dead group that was not captured still counts for its owner."
+)
+
+COMMAND_HELP = """\
+Commands:
+  D4, d4     play on that point (GTP coordinates: columns A-Z without I, rows from the bottom)
+  pass       pass; two passes in a row end the game
+  undo       take back your last move and the bot's reply
+  resign     give up the game
+  help       show this list
+  quit       stop without finishing the game (also: exit)"""
+
+
+# ---- options shared with `fuseki watch` --------------------------------
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags that set up the game: ``--size --komi --rules --handicap --seed --sgf``."""
+    parser.add_argument("--size", type=int, default=9, metavar="N", help="board size, 2 to 25 (default 9)")
+    parser.add_argument(
+        "--komi",
+        type=float,
+        default=None,
+        metavar="K",
+        help=f"points given to White, a multiple of 0.5 (default: the rule set's; {HANDICAP_KOMI} with handicap)",
+    )
+    parser.add_argument(
+        "--rules",
+        default="chinese",
+        type=str.lower,
+        metavar="NAME",
+        help=f"rule set: {', '.join(RULE_SETS)} (default chinese)",
+    )
+    parser.add_argument(
+        "--handicap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="fixed handicap stones for Black (2 to 9 on odd boards from 9x9, 2 to 4 on 7x7 and even boards)",
+    )
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed, for a reproducible game")
+    parser.add_argument(
+        "--sgf", default=None, metavar="FILE", help="save the game as SGF when it ends (or is stopped)"
+    )
+
+
+def new_game(size: int, rules_name: str, komi: float | None, handicap: int) -> GameState:
+    """The starting position from validated flag values.
+
+    Every check names its flag, because the message is all the user sees
+    (the CLI prints a ``UserError`` as one line).
+    """
+    from fuseki.go.handicap import max_fixed_handicap
+    from fuseki.go.rules import PRESETS, Rules
+    from fuseki.go.state import GameState
+
+    if not 2 <= size <= 25:
+        raise UserError(f"--size must be from 2 to 25, got {size}")
+    if rules_name not in PRESETS:
+        raise UserError(f"--rules: unknown rule set {rules_name!r}; known: {', '.join(sorted(PRESETS))}")
+    rules = Rules.preset(rules_name)
+    if handicap:
+        limit = max_fixed_handicap(size)
+        if limit == 0:
+            raise UserError(f"--handicap: no handicap stones can be placed on {size}x{size} (7x7 or larger needed)")
+        if not 2 <= handicap <= limit:
+            raise UserError(f"--handicap must be 0 or from 2 to {limit} on {size}x{size}, got {handicap}")
+    if komi is None:
+        komi = HANDICAP_KOMI if handicap else rules.komi
+    if not math.isfinite(komi) or round(komi * 2) != komi * 2 or abs(komi) > 1000:
+        raise UserError(f"--komi must be a multiple of 0.5 (such as 6.5 or 7), got {komi:g}")
+    return GameState.new(size, rules, komi=komi, handicap=handicap)
+
+
+def check_sgf_path(path: str | None) -> None:
+    """Fail before the game, not after it, when the SGF file cannot be written there."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise UserError(f"--sgf {path}: is a directory, not a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UserError(f"--sgf {path}: the directory {parent} does not exist")
+
+
+def build_agent(name: str, seed: int | None) -> Agent:
+    """``make_agent`` with the seed passed only when one was given.
+
+    Agents that have no randomness need not accept a ``seed`` option, so the
+    option is left out unless the user asked for reproducibility.
+    """
+    from fuseki.agents import make_agent
+
+    options = {} if seed is None else {"seed": seed}
+    try:
+        return make_agent(name, **options)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def player_label(color: Color, names: dict[Color, str]) -> str:
+    """``"Black (random)"``: the colour, then who plays it."""
+    return f"{color.name.capitalize()} ({names[color]})"
+
+
+def status_line(state: GameState) -> str:
+    """Captures, komi and rules: what the board drawing does not show."""
+    from fuseki.go.state import Color
+
+    return (
+        f"Captures: Black {state.captures(Color.BLACK)}, White {state.captures(Color.WHITE)}."
+        f"  Komi {state.rules.komi:g}."
+    )
+
+
+def describe_move(state: GameState, names: dict[Color, str]) -> str:
+    """``"Move 12: White (random) plays D4."`` for the move that led to ``state``."""
+    move = state.move_played()
+    who = player_label(state.parent.next_player, names)  # type: ignore[union-attr]
+    if move.is_resign:
+        return f"{who} resigns."
+    if move.is_pass:
+        return f"Move {state.move_number}: {who} passes."
+    return f"Move {state.move_number}: {who} plays {move.gtp(state.size)}."
+
+
+def result_report(state: GameState, names: dict[Color, str], rules_name: str) -> str:
+    """The end-of-game text: why it ended, the count, the result, the caveat."""
+    from fuseki.go.rules import Scoring
+    from fuseki.go.state import Color
+
+    lines = []
+    if state.resigned is not None:
+        loser = state.resigned
+        lines.append(f"Game over: {player_label(loser, names)} resigned.")
+        lines.append(f"Result: {state.result()} ({loser.other.name.capitalize()} wins by resignation)")
+        return "\n".join(lines)
+    score = state.score()
+    if state.is_over():
+        lines.append("Game over: both players passed.")
+    else:
+        lines.append("The game was not finished; counting the board as it stands.")
+    how = "area: stones and surrounded points" if score.scoring is Scoring.AREA else "territory and prisoners"
+    lines.append(f"Score by {rules_name} rules ({how}), komi {state.rules.komi:g}:")
+    lines.append(f"  {player_label(Color.BLACK, names)} {score.black:g}, {player_label(Color.WHITE, names)} {score.white:g}")
+    winner = score.winner
+    verdict = "a draw" if winner is None else f"{winner.name.capitalize()} wins by {abs(score.margin):g}"
+    label = "Result" if state.is_over() else "Result if it ended now"
+    lines.append(f"{label}: {score.result} ({verdict})")
+    lines.append(DEAD_STONE_NOTE)
+    return "\n".join(lines)
+
+
+def save_game(path: str, state: GameState, players: dict[Color, str], comment: str | None = None) -> None:
+    """Write the game to ``path`` as SGF (atomically, via ``fuseki.go.sgf``).
+
+    ``players`` gives the ``PB``/``PW`` names. An unfinished game is saved without a result, so that no reader mistakes
+    it for a finished one; ``comment`` goes on its last move to say why. The
+    ``RU`` property is left to ``fuseki.go.sgf``, which writes the standard
+    name of the rule set (``Chinese``, ``Japanese``...) rather than our flag.
+    """
+    import datetime
+
+    from fuseki.go.sgf import game_to_sgf, save_sgf
+    from fuseki.go.state import Color
+
+    moves = len(state.moves())
+    comments = {moves: comment} if comment and moves else None
+    data = game_to_sgf(
+        state,
+        black=players[Color.BLACK],
+        white=players[Color.WHITE],
+        result=state.result() if state.is_over() else None,
+        comments=comments,
+        date=datetime.date.today().isoformat(),
+    )
+    save_sgf(path, data)
+
+
+# ---- the command -------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bot",
+        default="random",
+        metavar="NAME",
+        help="the opponent: random (the book's bot, never fills its own eyes), uniform, ... (default random)",
+    )
+    parser.add_argument(
+        "--color",
+        default="black",
+        type=str.lower,
+        choices=("black", "white"),
+        help="the colour you play (default black; with handicap Black has the stones and White moves first)",
+    )
+    add_game_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_sgf_path(args.sgf)
+    state = new_game(args.size, args.rules, args.komi, args.handicap)
+    bot = build_agent(args.bot, args.seed)
+    session = TerminalGame(state, bot, human=args.color, rules_name=args.rules)
+    try:
+        session.play()
+    finally:  # Ctrl-C or a crash mid-game still keeps what was played
+        if args.sgf is not None and session.state.parent is not None:  # any move, resignation included
+            comment = None if session.state.is_over() else "game stopped before the end"
+            players = {session.human: "Human", session.human.other: f"fuseki {bot.name}"}
+            save_game(args.sgf, session.state, players, comment)
+            print(f"Saved the game to {args.sgf}.", file=session.out)
+    return 0
+
+
+class TerminalGame:
+    """One human-vs-bot game on a text terminal.
+
+    The input and output streams are parameters so that tests (and other
+    frontends) can drive a game without a terminal; by default it reads with
+    :func:`input` and writes to ``sys.stdout``.
+    """
+
+    def __init__(
+        self,
+        state: GameState,
+        bot: Agent,
+        *,
+        human: str = "black",
+        rules_name: str = "",
+        read: Callable[[str], str] | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        from fuseki.go.state import Color
+
+        self.state = state
+        self.bot = bot
+        self.human = Color.parse(human)
+        self.rules_name = rules_name or "custom"
+        self.names = {self.human: "you", self.human.other: bot.name}
+        self.out = out if out is not None else sys.stdout
+        self._read = read if read is not None else input
+        # Echo typed lines when input is not a terminal, so that a transcript
+        # of a piped game shows the moves next to the prompts.
+        self._echo = read is None and not isatty(sys.stdin)
+        #: States in which the human moved, newest last: ``undo`` goes back to one.
+        self._human_turns: list[GameState] = []
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def play(self) -> None:
+        """Play until the game ends, the user quits or the input runs out."""
+        n = self.state.size
+        self.say(
+            f"You play {self.human.name.capitalize()} ({'X' if self.human.value == 1 else 'O'}) "
+            f"against {self.bot.name} on {n}x{n}, {self.rules_name} rules, komi {self.state.rules.komi:g}."
+        )
+        self.say("Type a point such as D4, or pass, undo, resign, help, quit.")
+        if self.state.handicap:
+            self.say(f"Black has {self.state.handicap} handicap stones; White moves first.")
+        show_board = True
+        while not self.state.is_over():
+            if self.state.next_player != self.human:
+                self.state = self.state.play(self.bot.select_move(self.state))
+                self.say()
+                self.say(describe_move(self.state, self.names))
+                if self.state.last_move is not None and self.state.last_move.is_pass and not self.state.is_over():
+                    self.say("(Pass too to end the game.)")
+                show_board = True
+                continue
+            if show_board:
+                self.say()
+                self.say(self.state.to_ascii())
+                self.say(status_line(self.state))
+                show_board = False
+            try:
+                line = self._read(f"{self.human.name.capitalize()} to play> ")
+            except EOFError:
+                self.say()
+                self.say("End of input: the game was stopped before the end.")
+                return
+            if self._echo:
+                self.say(line)
+            outcome = self.handle(line)
+            if outcome == "quit":
+                self.say("Game stopped before the end.")
+                return
+            show_board = outcome == "moved"
+        self.say()
+        if self.state.last_move is not None and not self.state.last_move.is_resign:
+            self.say(self.state.to_ascii())
+        self.say(result_report(self.state, self.names, self.rules_name))
+
+    def handle(self, line: str) -> str:
+        """Act on one typed line; return ``"moved"``, ``"quit"`` or ``"again"``."""
+        from fuseki.go.coords import CoordinateError, from_gtp
+        from fuseki.go.state import Move
+
+        text = line.strip()
+        word = text.lower()
+        if not text:
+            return "again"
+        if word in ("help", "h", "?"):
+            self.say(COMMAND_HELP)
+            return "again"
+        if word in ("quit", "exit", "q"):
+            return "quit"
+        if word == "undo":
+            if not self._human_turns:
+                self.say("Nothing to undo: you have not moved yet.")
+                return "again"
+            self.state = self._human_turns.pop()
+            self.say("Took back your last move and the bot's reply.")
+            return "moved"
+        if word == "resign":
+            move = Move.resign()
+        elif word == "pass":
+            move = Move.pass_turn()
+        else:
+            try:
+                point = from_gtp(text, self.state.size)
+            except CoordinateError:
+                self.say(self._bad_point(text))
+                return "again"
+            assert point is not None  # "pass" was handled above
+            move = Move.play(point)
+        reason = self.state.why_illegal(move)
+        if reason is not None:
+            self.say(_illegal_message(move.gtp(self.state.size), reason))
+            return "again"
+        self._human_turns.append(self.state)
+        self.state = self.state.play(move)
+        return "moved"
+
+    def _bad_point(self, text: str) -> str:
+        """Why ``text`` is not a point here, in words a player understands."""
+        from fuseki.go.coords import GTP_COLUMNS
+
+        n = self.state.size
+        cols = GTP_COLUMNS[:n]
+        where = f"columns {cols[0]}-{cols[-1]}, rows 1-{n}"
+        t = text.strip().upper()
+        if len(t) >= 2 and t[1:].isdigit() and t[0].isalpha():
+            if t[0] == "I":
+                return f"{text!r}: Go coordinates skip the letter I ({where})."
+            return f"{text!r} is off the {n}x{n} board ({where})."
+        return f"{text!r} is not a move or a command: type a point such as D4, or pass, undo, resign, help, quit."
+
+
+def _illegal_message(vertex: str, reason: str) -> str:
+    """One line per :class:`IllegalMoveError` reason."""
+    messages = {
+        "occupied": f"{vertex} is already occupied.",
+        "suicide": f"{vertex} would be suicide: the stone would have no liberties.",
+        "ko": f"{vertex} retakes the ko at once; play elsewhere first.",
+        "superko": f"{vertex} would repeat an earlier position (superko).",
+        "off board": f"{vertex} is off the board.",
+        "game over": "The game is over.",
+    }
+    return messages.get(reason, f"{vertex} is illegal: {reason}.")
+
+
+def isatty(stream: object) -> bool:
+    """``stream.isatty()``, False for streams that lack it (test doubles) or are closed."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
