@@ -1,0 +1,1 @@
+"""Talking GTP (the Go Text Protocol) to engines: a robust client and engine checks."""
