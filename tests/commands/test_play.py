@@ -76,7 +76,7 @@ def test_the_result_matches_the_engine(scripted_bot) -> None:
 
 def test_board_shows_coordinates_last_move_and_captures(feed_stdin, capsys) -> None:
     _, out = run_play(["--size", "5", "--seed", "2"], ["c3", "quit"], feed_stdin, capsys)
-    assert "   A B C D E" in out
+    assert "  A B C D E" in out
     assert "(O)" in out  # the bot's reply is marked
     assert "Captures: Black 0, White 0." in out
     assert "Black to play>" in out

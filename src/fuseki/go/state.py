@@ -738,7 +738,7 @@ class GameState:
         last = self.last_index if mark_last else None
         chars = ".XO"
         width = len(str(n))
-        header = " " * (width + 1) + "".join(" " + c for c in GTP_COLUMNS[:n])
+        header = " " * width + "".join(" " + c for c in GTP_COLUMNS[:n])
         lines = [header] if coordinates else []
         for r in range(n):
             seps = [" "] * (n + 1)
@@ -748,7 +748,7 @@ class GameState:
             row = "".join(seps[c] + chars[int(grid[r, c])] for c in range(n)) + seps[n]
             if coordinates:
                 label = str(n - r).rjust(width)
-                lines.append(f"{label}{row}{label}")
+                lines.append(f"{label}{row} {label}")
             else:
                 lines.append(row.strip())
         if coordinates:
