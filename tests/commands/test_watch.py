@@ -99,7 +99,7 @@ def test_every_move_is_drawn_without_control_codes_when_not_a_tty(capsys) -> Non
     rc, out = run_watch(["--size", "5", "--delay", "0", "--seed", "2", "--moves-cap", "6"], capsys)
     assert rc == 0
     assert "\x1b" not in out
-    assert out.count("   A B C D E\n5 ") == 7  # the start and six moves
+    assert out.count("  A B C D E\n5 ") == 7  # the start and six moves
     assert "Move 6: White (random) plays" in out or "Move 6: White (random) passes." in out
 
 
