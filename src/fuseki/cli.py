@@ -78,4 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m fuseki.cli``: this file is then ``__main__``, a second
+    # copy of the module, whose UserError the commands do not raise. Use the
+    # real module so that user errors are still caught.
+    from fuseki.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,133 @@
+"""Measure speed, with peers side by side (benchmarks: rules).
+
+::
+
+    fuseki bench rules --size 9 --json            # ~15 s: ours and the peers, 3 s each
+    fuseki bench rules --size 19 --repeats 5 --save
+
+``rules`` plays uniform-random games (pass included, at most 2 x area plies)
+through the Python API (simple ko, and again under positional superko), inside
+a Numba kernel (whole playouts), in OpenSpiel and in dlgo, and prints plies per
+second and the ratios. ``--jit`` adds the Numba start-up cost (cold and cached,
+in fresh processes, ~20 s); ``--breakdown`` adds the cost of each step of a
+ply. Both are on by default when the result is written (``--save``/``--out``).
+With ``--json`` the last line printed is the result as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from fuseki.cli import UserError
+
+#: Benchmark name -> module in fuseki.bench.
+BENCHMARKS = {"rules": "fuseki.bench.rules"}
+
+PEER_NAMES = ("openspiel", "dlgo")
+
+# The board sizes that fuseki.go.coords accepts (MIN_SIZE, MAX_SIZE), repeated
+# here so that a bad flag is reported without importing Numba.
+MIN_SIZE, MAX_SIZE = 2, 25
+
+MAX_SECONDS = 600.0
+MAX_REPEATS = 100
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("benchmark", metavar="NAME", help=f"what to measure: {', '.join(BENCHMARKS)}")
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="time budget per contender and round, in seconds (default 3)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds; the contenders take turns and the median is reported (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    peers = parser.add_mutually_exclusive_group()
+    peers.add_argument("--peers", default=",".join(PEER_NAMES),
+                       help="comma-separated peers to run beside ours (default openspiel,dlgo)")
+    peers.add_argument("--no-peers", dest="peers", action="store_const", const="", help="measure only fuseki")
+    parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=None,
+                        help="measure the Numba start-up, cold and cached (~20 s; default: on with --save/--out)")
+    parser.add_argument("--breakdown", action=argparse.BooleanOptionalAction, default=None,
+                        help="time each step of a ply (default: on with --save/--out)")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
+    parser.add_argument("--out", metavar="FILE", help="write the result as JSON to FILE")
+    parser.add_argument("--save", action="store_true",
+                        help="write the result to benchmarks/results/rules_SIZE.json in the checkout")
+
+
+def _parse_peers(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(p.strip().lower() for p in text.split(",") if p.strip()))
+    unknown = [p for p in names if p not in PEER_NAMES]
+    if unknown:
+        raise UserError(f"unknown peer {unknown[0]!r}; known: {', '.join(PEER_NAMES)}")
+    return names
+
+
+def results_dir() -> Path:
+    """``benchmarks/results`` of the checkout this package runs from, else of the current directory."""
+    import fuseki
+
+    root = Path(fuseki.__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "benchmarks").is_dir():
+        return root / "benchmarks" / "results"
+    return Path("benchmarks") / "results"
+
+
+def canonical_command(args: argparse.Namespace, peers: tuple[str, ...], jit: bool, breakdown: bool) -> str:
+    """The command line that repeats this run, every setting spelled out."""
+    parts = ["fuseki", "bench", args.benchmark, "--size", str(args.size), "--seconds", f"{args.seconds:g}",
+             "--repeats", str(args.repeats), "--seed", str(args.seed)]
+    parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
+    parts.append("--jit" if jit else "--no-jit")
+    parts.append("--breakdown" if breakdown else "--no-breakdown")
+    if args.json:
+        parts.append("--json")
+    if args.save:
+        parts.append("--save")
+    if args.out:
+        parts += ["--out", args.out]
+    return shlex.join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.benchmark not in BENCHMARKS:
+        raise UserError(f"unknown benchmark {args.benchmark!r}; known: {', '.join(BENCHMARKS)}")
+    if not MIN_SIZE <= args.size <= MAX_SIZE:
+        raise UserError(f"--size must be from {MIN_SIZE} to {MAX_SIZE}, got {args.size}")
+    if not 0 < args.seconds <= MAX_SECONDS:
+        raise UserError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
+    if not 1 <= args.repeats <= MAX_REPEATS:
+        raise UserError(f"--repeats must be from 1 to {MAX_REPEATS}, got {args.repeats}")
+    peers = _parse_peers(args.peers)
+    writes = bool(args.save or args.out)
+    jit = writes if args.jit is None else args.jit
+    breakdown = writes if args.breakdown is None else args.breakdown
+
+    from fuseki.bench import rules as bench_rules
+
+    config = bench_rules.Config(size=args.size, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
+                                peers=peers, jit=jit, breakdown=breakdown)
+    def show(message: str) -> None:
+        print(f"fuseki bench rules: {message}", file=sys.stderr, flush=True)
+
+    result: dict[str, Any] = bench_rules.run(config, show if sys.stderr.isatty() else None)
+    result["command"] = canonical_command(args, peers, jit, breakdown)
+
+    print(bench_rules.format_report(result))
+    targets = []
+    if args.save:
+        targets.append(results_dir() / f"rules_{args.size}.json")
+    if args.out:
+        targets.append(Path(args.out))
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"saved {path}")
+    if args.json:
+        print(json.dumps(result), flush=True)
+    return 0
