@@ -489,7 +489,9 @@ def fill_legal(buf: np.ndarray) -> int:
             continue
         # No empty neighbour: legal if it joins a string with another
         # liberty, or captures (a neighbouring enemy string in atari).
+        # Neighbours are often one string (an eye): test each string once.
         ok = suicide
+        last = -1
         for d in range(4):
             if d == 0:
                 j = i - w
@@ -502,6 +504,9 @@ def fill_legal(buf: np.ndarray) -> int:
             b = buf[j]
             if b == BLACK or b == WHITE:
                 root = buf[head + j]
+                if root == last:
+                    continue
+                last = root
                 pl = np.int64(buf[plib + root])
                 s = np.int64(buf[lsum + root])
                 atari = pl * np.int64(buf[lsq + root]) == s * s
