@@ -2,7 +2,7 @@
 # Install fuseki and everything it needs on a fresh machine, idempotently.
 #
 #   bash scripts/setup.sh            # the package in .venv, GNU Go, warm JIT cache
-#   bash scripts/setup.sh --test     # + test tools (pytest, hypothesis)
+#   bash scripts/setup.sh --test     # + test tools (pytest, hypothesis) and the peers
 #   bash scripts/setup.sh --bench    # + the benchmark peers (OpenSpiel, dlgo)
 #
 # Debian packages are installed only when missing (needs root or sudo).
@@ -18,7 +18,7 @@ WANT_TEST=0
 WANT_BENCH=0
 for arg in "$@"; do
     case "$arg" in
-        --test) WANT_TEST=1 ;;
+        --test) WANT_TEST=1; WANT_BENCH=1 ;;  # the benchmark tests run the peers too
         --bench) WANT_BENCH=1 ;;
         -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
         *) echo "setup.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
