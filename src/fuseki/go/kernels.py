@@ -72,6 +72,7 @@ ERR_OFFBOARD = -4
 
 MAX_PADDED = (25 + 2) ** 2
 HASH_MASK = (1 << 62) - 1
+OVER_BIT = 1 << 62  # set in play's result when the game ended by two passes
 
 # Playout policies.
 POLICY_UNIFORM = 0  # uniform over legal moves and pass
@@ -421,8 +422,10 @@ def _place(buf: np.ndarray, q: int, color: int) -> int:
 def play(buf: np.ndarray, p: int) -> int:
     """Play move ``p`` (unpadded index, ``N*N`` = pass) for the player to move, in place.
 
-    Returns the new board hash (>= 0), or a negative error code, in which case
-    the buffer is unchanged.
+    Returns the new board hash (>= 0), with bit 62 (``OVER_BIT``) set when this
+    move was the second pass in a row, or a negative error code, in which case
+    the buffer is unchanged. One return value carries both, so that the
+    Python caller needs no second look into the buffer.
     """
     n = buf[M_N]
     color = buf[M_TOMOVE]
@@ -442,6 +445,8 @@ def play(buf: np.ndarray, p: int) -> int:
     buf[M_LAST] = p
     buf[M_MOVENUM] += 1
     fill_legal(buf)
+    if buf[M_PASSES] >= 2:
+        return _hash_of(buf) | OVER_BIT
     return _hash_of(buf)
 
 

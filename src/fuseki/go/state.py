@@ -417,33 +417,35 @@ class GameState:
 
         Raises :class:`IllegalMoveError` (with ``reason``) for a move the rules forbid.
         """
-        if type(move) is int:
+        tm = type(move)
+        if tm is int:
             p = move
-        elif isinstance(move, np.integer):
+        elif tm is _I32 or tm is _I64 or isinstance(move, np.integer):
             p = int(move)
         else:
             p = self.move_index(move)
         if self._over:
             raise IllegalMoveError("game over", move, "the game is over")
         g = self._g
-        if not 0 <= p <= g.n2:
+        buf = self._buf.copy()
+        h = _kplay(buf, p)  # validates p too: off-board indices come back as an error
+        if h < 0:
             if p == -1:
                 return self._resign()
-            raise IllegalMoveError("off board", move, f"move index {p} is off the {g.size}x{g.size} board")
-        buf = self._buf.copy()
-        h = _kplay(buf, p)
-        if h < 0:
+            if not 0 <= p <= g.n2:
+                raise IllegalMoveError("off board", move, f"move index {p} is off the {g.size}x{g.size} board")
             raise IllegalMoveError(_REASONS[h], _describe(move, g.size))
         new = _new_state(GameState)
         new._buf = buf
         new._g = g
         new.parent = self
-        new._over = 1 if buf.item(5) >= 2 else 0  # 5 is kernels.M_PASSES
+        new._over = h >> 62  # kernels.OVER_BIT: the second pass in a row
         hist = self._hist
         if hist is None:
             new._hist = None
             new._hlen = 0
         else:
+            h &= K.HASH_MASK
             key = h ^ K.SIDE_KEY if g.situational and buf[K.M_TOMOVE] == K.WHITE else h
             if p != g.n2 and hist.seen(key, self._hlen):
                 raise IllegalMoveError("superko", _describe(move, g.size))
@@ -778,6 +780,8 @@ class _Game:
 
 _new_state = object.__new__
 _kplay = K.play
+_I32 = np.int32
+_I64 = np.int64
 
 
 def _as_rules(rules: Rules | str | None) -> Rules:
