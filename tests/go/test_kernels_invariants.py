@@ -106,6 +106,11 @@ def test_incremental_state_matches_recomputation(size: int, rules: str, seed: in
             board = state._buf[K.META : K.META + np_]
             for q in np.flatnonzero((board == K.BLACK) | (board == K.WHITE)):
                 assert inc[heads_inc[q]] == reb[heads_reb[q]]
+        # Every point knows how many of its neighbours are empty.
+        padded = np.pad(stones, 1, constant_values=K.BORDER)
+        empty_nb = sum((np.roll(padded, s, axis=a) == 0) for s in (1, -1) for a in (0, 1))[1:-1, 1:-1]
+        enb = state._buf[K.META + K.B_ENB * np_ : K.META + (K.B_ENB + 1) * np_].reshape(size + 2, size + 2)
+        assert np.array_equal(enb[1:-1, 1:-1], empty_nb)
         # The empty-point list holds exactly the empty points.
         e0 = K.META + K.NBLOCKS * np_
         empties = state._buf[e0 : e0 + state._buf[K.M_NEMPTY]]
