@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 from fuseki.go import kernels as K
+from fuseki.go._malloc import tune_malloc
 from fuseki.go.coords import (
     CoordinateError,
     GTP_COLUMNS,
@@ -777,6 +778,8 @@ class _Game:
         self.handicap = handicap
         self.situational = rules.ko is KoRule.SITUATIONAL
 
+
+tune_malloc()  # see fuseki.go._malloc: states are freed a game at a time
 
 _new_state = object.__new__
 _kplay = K.play
