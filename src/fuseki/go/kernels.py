@@ -803,6 +803,27 @@ def area_score(buf: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def _xor_string_once(buf: np.ndarray, r: int, roots: np.ndarray, nroots: int, h: int) -> tuple:
+    """XOR the stones of string ``r`` into ``h`` unless ``roots[:nroots]`` has it.
+
+    Returns the new hash and the new number of roots.
+    """
+    for j in range(nroots):
+        if roots[j] == r:
+            return h, nroots
+    roots[nroots] = r
+    color = buf[META + r]
+    np_ = buf[M_NP]
+    s = r
+    while True:
+        h ^= _Z[color, s]
+        s = buf[META + B_NEXT * np_ + s]
+        if s == r:
+            break
+    return h, nroots + 1
+
+
+@njit(cache=True)
 def _hash_after(buf: np.ndarray, q: int, color: int) -> int:
     """Board hash after ``color`` plays legal padded point ``q``, without playing it.
 
@@ -826,38 +847,13 @@ def _hash_after(buf: np.ndarray, q: int, color: int) -> int:
         elif b == opp:
             r = buf[META + B_HEAD * np_ + nb]
             if _in_atari(buf, np_, r):
-                dup = False
-                for j in range(nroots):
-                    if roots[j] == r:
-                        dup = True
-                if not dup:
-                    roots[nroots] = r
-                    nroots += 1
-                    s = r
-                    while True:
-                        h ^= _Z[opp, s]
-                        s = buf[META + B_NEXT * np_ + s]
-                        if s == r:
-                            break
+                h, nroots = _xor_string_once(buf, r, roots, nroots, h)
     if nroots == 0 and not alive:
         # Suicide (legal only when the rules allow it): the whole new string goes.
         h ^= _Z[color, q]
         for nb in (q - w, q + w, q - 1, q + 1):
             if buf[META + nb] == color:
-                r = buf[META + B_HEAD * np_ + nb]
-                dup = False
-                for j in range(nroots):
-                    if roots[j] == r:
-                        dup = True
-                if not dup:
-                    roots[nroots] = r
-                    nroots += 1
-                    s = r
-                    while True:
-                        h ^= _Z[color, s]
-                        s = buf[META + B_NEXT * np_ + s]
-                        if s == r:
-                            break
+                h, nroots = _xor_string_once(buf, buf[META + B_HEAD * np_ + nb], roots, nroots, h)
     return h
 
 
