@@ -22,8 +22,10 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("fuseki.commands.play", "play a bot in the terminal"),
     "watch": ("fuseki.commands.watch", "watch two bots play each other in the terminal"),
+    "gtp": ("fuseki.commands.gtp", "run a bot as a GTP engine on stdin/stdout"),
     "bench": ("fuseki.commands.bench", "measure speed, with peers side by side"),
     "verify": ("fuseki.commands.verify", "check the rules engine against GNU Go, move by move"),
+    "match": ("fuseki.commands.match", "play a match between two GTP engines"),
 }
 
 

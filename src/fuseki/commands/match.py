@@ -1,0 +1,143 @@
+"""Play a match between two GTP engines, with SGF files, forfeits and a win rate.
+
+``fuseki match "gnugo --mode gtp --level 1" "python -m fuseki gtp --bot random"
+--size 9 --games 10 --sgf-dir games/`` plays 10 games with alternating colours
+(A is Black in games 1, 3, ...), writes ``games/game_0001.sgf`` ... and prints
+one line per game on stderr. It ends with A's wins, B's wins, draws and A's win
+rate with a Wilson 95 % interval (a draw counts half a win). An engine that
+crashes, hangs or answers nonsense loses that game by forfeit and is restarted.
+Running the same command again resumes from the SGF folder. See docs/match.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fuseki.cli import UserError
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds, got {text}"
+        )
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "engine_a",
+        metavar="CMD_A",
+        help='engine A as one command line, e.g. "gnugo --mode gtp"',
+    )
+    parser.add_argument(
+        "engine_b", metavar="CMD_B", help="engine B as one command line"
+    )
+    parser.add_argument(
+        "--games", type=_count, default=2, help="number of games (default 2)"
+    )
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    parser.add_argument(
+        "--handicap",
+        type=_count,
+        default=0,
+        help="fixed handicap stones for Black, sent to both engines (default 0)",
+    )
+    parser.add_argument(
+        "--move-time",
+        type=_seconds,
+        default=10.0,
+        help="seconds per move: the genmove timeout, also sent as time_settings 0 T 1 (default 10)",
+    )
+    parser.add_argument(
+        "--max-moves",
+        type=_count,
+        default=None,
+        help="stop a game after this many moves and score it (default 3 x area)",
+    )
+    parser.add_argument(
+        "--rules",
+        default="chinese",
+        help="rule preset our legality check uses (default chinese)",
+    )
+    parser.add_argument(
+        "--referee",
+        default="gnugo --mode gtp",
+        metavar="CMD",
+        help="engine whose final_score scores finished games (default GNU Go, with --chinese-rules "
+        "under area scoring); 'none': our own area count with every stone alive",
+    )
+    parser.add_argument(
+        "--sgf-dir",
+        metavar="DIR",
+        default=None,
+        help="write one SGF per game here; resume from it",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="recorded with the match settings (default 0)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="end with one line of JSON holding the result",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from fuseki.gtp.match import Match, MatchSettings, MatchSettingsMismatch
+
+    referee = None if args.referee.strip().lower() in ("none", "") else args.referee
+    try:
+        settings = MatchSettings(
+            engine_a=args.engine_a,
+            engine_b=args.engine_b,
+            size=args.size,
+            komi=args.komi,
+            handicap=args.handicap,
+            move_time=args.move_time,
+            max_moves=args.max_moves,
+            rules=args.rules.lower(),
+            referee=referee,
+            seed=args.seed,
+        )
+        match = Match(
+            settings,
+            args.sgf_dir,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+        match.check()
+        match.prepare_dir()
+    except (ValueError, FileNotFoundError) as e:
+        raise UserError(str(e)) from None
+    try:
+        summary = match.run(args.games)
+    except (
+        MatchSettingsMismatch
+    ) as e:  # pragma: no cover - prepare_dir above catches it first
+        raise UserError(str(e)) from None
+    print(summary.describe())
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    return 0

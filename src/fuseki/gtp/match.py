@@ -1,0 +1,726 @@
+"""Matches between two GTP engines: :class:`Match`.
+
+A match plays N games between engine A and engine B (any two GTP programs,
+given as command lines), with colours alternating: A is Black in games 1, 3,
+5, ... (even 0-based index). Each move an engine generates is checked with our
+own :class:`~fuseki.go.state.GameState` before the other engine sees it. An
+engine that crashes, hangs past the move time, answers ``?`` to ``genmove``,
+or answers with a vertex that does not parse or an illegal move loses that
+game by forfeit (``RE[B+F]``/``RE[W+F]``, the reason in the game comment); it
+is restarted for the next game and the match goes on.
+
+Finished games (two passes) are scored by a referee engine (GNU Go by
+default) that replays the moves and answers ``final_score``; without a
+referee, our own area count with every stone alive decides.
+
+Each game is written as ``game_0001.sgf`` ... in the SGF folder, atomically,
+next to a ``match.json`` with the settings. Running the same match again with
+the same folder reuses the finished games and plays only the missing ones.
+
+The result is a :class:`MatchSummary`: wins, draws, forfeits and A's win rate
+with a Wilson 95 % interval, draws counting half a win.
+
+>>> [round(x, 4) for x in wilson_interval(5, 10)]
+[0.2366, 0.7634]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import itertools
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fuseki.go.coords import CoordinateError
+from fuseki.go.rules import Rules, Scoring
+from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
+from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+from fuseki.gtp.client import (
+    GtpClient,
+    GtpClientError,
+    GtpEngineDied,
+    GtpError,
+    GtpProtocolError,
+    GtpTimeout,
+)
+
+__all__ = [
+    "DEFAULT_REFEREE",
+    "GameOutcome",
+    "Match",
+    "MatchSettings",
+    "MatchSettingsMismatch",
+    "MatchSummary",
+    "parse_result",
+    "resolve_command",
+    "wilson_interval",
+]
+
+#: The referee when none is given. ``--chinese-rules`` is added for area scoring.
+DEFAULT_REFEREE = "gnugo --mode gtp"
+#: Where Debian installs GNU Go; ``/usr/games`` is often not on PATH.
+_GNUGO_FALLBACK = "/usr/games/gnugo"
+SETTINGS_FILE = "match.json"
+_RESULT = re.compile(r"\A([BW])\+(R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
+
+
+class MatchSettingsMismatch(ValueError):
+    """The SGF folder holds a match with other settings; resuming it would mix two matches."""
+
+
+# ---- small pure helpers ---------------------------------------------------------
+
+
+def wilson_interval(
+    wins: float, games: int, z: float = 1.959963984540054
+) -> tuple[float, float]:
+    """The Wilson score interval for a win rate of ``wins / games`` (95 % by default).
+
+    ``wins`` may be fractional (a draw counts half). With no games the interval
+    is the whole of ``[0, 1]``.
+
+    >>> [round(x, 4) for x in wilson_interval(0, 4)]
+    [0.0, 0.4899]
+    """
+    if games <= 0:
+        return (0.0, 1.0)
+    p = wins / games
+    z2 = z * z
+    denom = 1.0 + z2 / games
+    centre = (p + z2 / (2 * games)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / games + z2 / (4 * games * games)) / denom
+    lo = 0.0 if wins <= 0 else max(0.0, centre - half)
+    hi = 1.0 if wins >= games else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def parse_result(result: str) -> tuple[Color | None, str]:
+    """An SGF/GTP result -> (winner or ``None`` for a draw, kind).
+
+    Kinds: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``.
+    Raises ``ValueError`` for anything else (``"?"``, ``"Void"``, empty).
+
+    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0")
+    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'))
+    """
+    text = result.strip()
+    if text.lower() in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
+        return None, "draw"
+    m = _RESULT.match(text)
+    if m is None:
+        raise ValueError(f"not a game result: {result!r}")
+    winner = Color.BLACK if m.group(1).upper() == "B" else Color.WHITE
+    tail = (m.group(2) or "").upper()
+    kind = {"R": "resign", "F": "forfeit", "T": "time"}.get(tail, "score")
+    return winner, kind
+
+
+def resolve_command(command: str) -> list[str]:
+    """Split an engine command line like a shell; find ``gnugo`` in ``/usr/games`` too.
+
+    Raises ``ValueError`` for an empty or unbalanced command.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise ValueError(f"cannot split engine command {command!r}: {e}") from None
+    if not argv:
+        raise ValueError("empty engine command")
+    if (
+        argv[0] == "gnugo"
+        and shutil.which("gnugo") is None
+        and os.access(_GNUGO_FALLBACK, os.X_OK)
+    ):
+        argv[0] = _GNUGO_FALLBACK
+    return argv
+
+
+def _program_exists(argv: list[str]) -> bool:
+    prog = argv[0]
+    if os.sep in prog:
+        return os.access(prog, os.X_OK)
+    return shutil.which(prog) is not None
+
+
+# ---- settings, outcomes, summary -------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSettings:
+    """Everything that must stay the same for a match to be resumed (not the number of games)."""
+
+    engine_a: str
+    engine_b: str
+    size: int = 9
+    komi: float = 7.5
+    handicap: int = 0
+    move_time: float = 10.0
+    max_moves: int | None = None  #: ``None``: three times the board's area
+    rules: str = "chinese"
+    referee: str | None = (
+        DEFAULT_REFEREE  #: ``None``: our own area count, every stone alive
+    )
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from fuseki.go.coords import check_size
+        from fuseki.go.handicap import max_fixed_handicap
+
+        check_size(self.size)
+        Rules.preset(self.rules)  # ValueError for an unknown preset
+        if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
+            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+        if self.handicap and not 2 <= self.handicap <= max_fixed_handicap(self.size):
+            raise ValueError(
+                f"fixed handicap on {self.size}x{self.size} must be from 2 to "
+                f"{max_fixed_handicap(self.size)} stones (or 0), got {self.handicap}"
+            )
+        if not (math.isfinite(self.move_time) and self.move_time > 0):
+            raise ValueError(
+                f"move time must be a positive number of seconds, got {self.move_time}"
+            )
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+
+    @property
+    def move_cap(self) -> int:
+        return (
+            self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+        )
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.preset(self.rules).replace(komi=float(self.komi))
+
+    def referee_argv(self) -> list[str] | None:
+        """The referee's command, with GNU Go's ``--chinese-rules`` for area scoring when it is the default."""
+        if self.referee is None:
+            return None
+        argv = resolve_command(self.referee)
+        if self.referee == DEFAULT_REFEREE and self.game_rules.scoring is Scoring.AREA:
+            argv.append("--chinese-rules")
+        return argv
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchSettings:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in fields})
+
+
+@dataclasses.dataclass(frozen=True)
+class GameOutcome:
+    """One game of a match, from A's and B's point of view."""
+
+    number: int  #: 1-based
+    a_color: Color  #: A's colour in this game
+    result: str  #: as in the SGF ``RE``: ``"B+3.5"``, ``"W+R"``, ``"B+F"``, ``"0"``
+    winner: str | None  #: ``"A"``, ``"B"`` or ``None`` for a draw
+    kind: str  #: ``"score"``, ``"resign"``, ``"forfeit"``, ``"draw"``
+    reason: str = (
+        ""  #: for a forfeit: what the loser did; else notes (move cap, referee trouble)
+    )
+    moves: int = 0
+    reused: bool = False  #: read back from an SGF file of an earlier run
+
+    @property
+    def forfeit(self) -> bool:
+        return self.kind == "forfeit"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.number,
+            "a_color": self.a_color.name.lower(),
+            "result": self.result,
+            "winner": self.winner,
+            "kind": self.kind,
+            "reason": self.reason,
+            "moves": self.moves,
+            "reused": self.reused,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSummary:
+    """The tally of a match. Forfeits count as wins for the other engine, draws half for each."""
+
+    outcomes: tuple[GameOutcome, ...]
+    engine_a: str = "A"
+    engine_b: str = "B"
+
+    @property
+    def games(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def a_wins(self) -> int:
+        return sum(o.winner == "A" for o in self.outcomes)
+
+    @property
+    def b_wins(self) -> int:
+        return sum(o.winner == "B" for o in self.outcomes)
+
+    @property
+    def draws(self) -> int:
+        return sum(o.winner is None for o in self.outcomes)
+
+    @property
+    def forfeits(self) -> int:
+        return sum(o.forfeit for o in self.outcomes)
+
+    @property
+    def a_win_rate(self) -> float | None:
+        """A's score per game (draws half); ``None`` with no games."""
+        return (self.a_wins + 0.5 * self.draws) / self.games if self.games else None
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        return wilson_interval(self.a_wins + 0.5 * self.draws, self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` object; the first seven keys are fixed, in this order."""
+        lo, hi = self.ci95
+        rate = self.a_win_rate
+        return {
+            "games": self.games,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "draws": self.draws,
+            "forfeits": self.forfeits,
+            "a_win_rate": None if rate is None else round(rate, 6),
+            "ci95": [round(lo, 6), round(hi, 6)],
+            "a_forfeits": sum(o.forfeit and o.winner == "B" for o in self.outcomes),
+            "b_forfeits": sum(o.forfeit and o.winner == "A" for o in self.outcomes),
+            "engine_a": self.engine_a,
+            "engine_b": self.engine_b,
+            "results": [o.to_dict() for o in self.outcomes],
+        }
+
+    def describe(self) -> str:
+        """Two human lines for the end of a match."""
+        lines = [
+            (
+                f"A = {self.engine_a}, B = {self.engine_b}: {self.games} games, A {self.a_wins} wins, "
+                f"B {self.b_wins} wins, {self.draws} draws ({self.forfeits} by forfeit)"
+            )
+        ]
+        if self.games:
+            lo, hi = self.ci95
+            lines.append(
+                f"A's win rate {100 * (self.a_win_rate or 0):.1f} % "
+                f"(Wilson 95 % interval {100 * lo:.1f}-{100 * hi:.1f} %; a draw counts half a win)"
+            )
+        return "\n".join(lines)
+
+
+# ---- engines ---------------------------------------------------------------------
+
+
+class _Forfeit(Exception):
+    """Raised inside a game: ``color`` loses by forfeit for ``reason``."""
+
+    def __init__(self, color: Color, reason: str) -> None:
+        super().__init__(reason)
+        self.color = color
+        self.reason = reason
+
+
+def _describe_failure(e: GtpClientError) -> str:
+    if isinstance(e, GtpTimeout):
+        return f"no answer to {e.command!r} within {e.timeout:g} s (hung; killed)"
+    if isinstance(e, GtpEngineDied):
+        first = str(e).splitlines()[0]
+        return f"crashed: {first}"
+    if isinstance(e, GtpProtocolError):
+        return f"broke the protocol: {e}"
+    if isinstance(e, GtpError):
+        return f"answered {e.command!r} with a failure: ? {e.message}"
+    return f"stopped answering: {e}"
+
+
+class _Engine:
+    """One side of the match: its command line and, while it runs, its client."""
+
+    def __init__(self, label: str, argv: list[str], setup_timeout: float) -> None:
+        self.label = label  # "A" or "B"
+        self.argv = argv
+        self.setup_timeout = setup_timeout
+        self.client: GtpClient | None = None
+        self.display_name: str | None = (
+            None  # "GNU Go 3.8", learnt on the first start that answers
+        )
+        self.starts = 0
+
+    def ensure(self) -> GtpClient:
+        """The running client; starts (or restarts) the engine when needed. OSError if it cannot start."""
+        if self.client is None or not self.client.is_alive:
+            self.stop()
+            self.client = GtpClient(self.argv, timeout=self.setup_timeout)
+            self.starts += 1
+            if self.display_name is None:
+                try:
+                    name = self.client.name().strip()
+                    try:
+                        version = self.client.version().strip()
+                    except GtpError:
+                        version = ""
+                    self.display_name = f"{name} {version}".strip() or shlex.join(
+                        self.argv
+                    )
+                except GtpClientError:
+                    pass  # the game will find out; the name stays unknown for now
+        return self.client
+
+    @property
+    def name(self) -> str:
+        return self.display_name or shlex.join(self.argv)
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.close(timeout=1.0)
+            self.client = None
+
+
+# ---- the match -------------------------------------------------------------------
+
+
+class Match:
+    """A match between the engines of ``settings``; :meth:`run` plays it.
+
+    ``sgf_dir`` (optional) receives ``match.json`` and one SGF per game, and
+    makes the match resumable. ``progress`` is called with one line per game.
+    ``setup_timeout`` bounds every command but ``genmove`` (engine start-up
+    included).
+    """
+
+    def __init__(
+        self,
+        settings: MatchSettings,
+        sgf_dir: str | os.PathLike[str] | None = None,
+        *,
+        progress: Callable[[str], None] | None = None,
+        setup_timeout: float = 30.0,
+    ) -> None:
+        self.settings = settings
+        self.sgf_dir = Path(sgf_dir) if sgf_dir is not None else None
+        self.progress = progress or (lambda line: None)
+        self.setup_timeout = setup_timeout
+        self.engines = {
+            "A": _Engine("A", resolve_command(settings.engine_a), setup_timeout),
+            "B": _Engine("B", resolve_command(settings.engine_b), setup_timeout),
+        }
+        self.referee_argv = settings.referee_argv()
+        self._referee: GtpClient | None = None
+
+    # ---- set-up and resume ---------------------------------------------------
+
+    def check(self) -> None:
+        """Raise ``FileNotFoundError`` for a program that does not exist (before any game)."""
+        for label, engine in self.engines.items():
+            if not _program_exists(engine.argv):
+                raise FileNotFoundError(
+                    f"engine {label}: program {engine.argv[0]!r} not found"
+                )
+        if self.referee_argv is not None and not _program_exists(self.referee_argv):
+            raise FileNotFoundError(
+                f"referee: program {self.referee_argv[0]!r} not found (use --referee none for our own count)"
+            )
+
+    def prepare_dir(self) -> None:
+        """Create the SGF folder and its ``match.json``, or check it against ours.
+
+        Raises :class:`MatchSettingsMismatch` when the folder holds another match.
+        """
+        if self.sgf_dir is None:
+            return
+        self.sgf_dir.mkdir(parents=True, exist_ok=True)
+        path = self.sgf_dir / SETTINGS_FILE
+        mine = self.settings.to_dict()
+        if path.exists():
+            try:
+                theirs = json.loads(path.read_text(encoding="utf-8")).get(
+                    "settings", {}
+                )
+            except (ValueError, AttributeError) as e:
+                raise MatchSettingsMismatch(
+                    f"{path} is not a match settings file ({e})"
+                ) from None
+            diffs = [
+                f"{key}: {theirs.get(key)!r} there, {value!r} now"
+                for key, value in mine.items()
+                if theirs.get(key) != value
+            ]
+            if diffs:
+                raise MatchSettingsMismatch(
+                    f"{self.sgf_dir} holds a match with other settings ({'; '.join(diffs)}); "
+                    "use another --sgf-dir or the same settings"
+                )
+            return
+        data = {"fuseki_match": 1, "settings": mine}
+        save_sgf(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+
+    def game_path(self, number: int) -> Path | None:
+        return None if self.sgf_dir is None else self.sgf_dir / f"game_{number:04d}.sgf"
+
+    def _reuse(self, number: int) -> GameOutcome | None:
+        """The outcome stored in an earlier run's SGF for this game, if it is finished and readable."""
+        path = self.game_path(number)
+        if path is None or not path.exists():
+            return None
+        try:
+            record = load_sgf(path)
+            winner, kind = parse_result(record.result)
+        except (OSError, SgfError, ValueError):
+            return None  # unreadable or unfinished: play it again
+        a_color = self.a_color(number)
+        reason = ""
+        for line in record.comment.splitlines():
+            if line.startswith(("forfeit: ", "note: ")):
+                reason = line.split(": ", 1)[1]
+                break
+        return GameOutcome(
+            number,
+            a_color,
+            record.result,
+            self._side(winner, a_color),
+            kind,
+            reason,
+            len(record.moves),
+            reused=True,
+        )
+
+    @staticmethod
+    def a_color(number: int) -> Color:
+        """A is Black in games 1, 3, 5, ... (even 0-based index)."""
+        return Color.BLACK if (number - 1) % 2 == 0 else Color.WHITE
+
+    @staticmethod
+    def _side(winner: Color | None, a_color: Color) -> str | None:
+        if winner is None:
+            return None
+        return "A" if winner is a_color else "B"
+
+    # ---- running ---------------------------------------------------------------
+
+    def run(self, games: int) -> MatchSummary:
+        """Play (or reuse) games 1 to ``games`` and return the tally."""
+        if games < 0:
+            raise ValueError(f"number of games must not be negative, got {games}")
+        self.prepare_dir()
+        outcomes: list[GameOutcome] = []
+        try:
+            for number in range(1, games + 1):
+                outcome = self._reuse(number)
+                if outcome is None:
+                    outcome = self.play_game(number)
+                outcomes.append(outcome)
+                self._report(outcome, outcomes, games)
+        finally:
+            self.close()
+        return MatchSummary(
+            tuple(outcomes), self.engines["A"].name, self.engines["B"].name
+        )
+
+    def _report(
+        self, outcome: GameOutcome, outcomes: list[GameOutcome], games: int
+    ) -> None:
+        a = sum(o.winner == "A" for o in outcomes)
+        b = sum(o.winner == "B" for o in outcomes)
+        d = sum(o.winner is None for o in outcomes)
+        colours = (
+            "A black, B white" if outcome.a_color is Color.BLACK else "B black, A white"
+        )
+        who = "draw" if outcome.winner is None else f"{outcome.winner} wins"
+        extra = f" ({outcome.reason})" if outcome.forfeit and outcome.reason else ""
+        reused = " [from an earlier run]" if outcome.reused else ""
+        self.progress(
+            f"game {outcome.number}/{games}: {colours}: {outcome.result}, {who}{extra}{reused}"
+            f" | A {a} - B {b}" + (f" - draws {d}" if d else "")
+        )
+
+    def close(self) -> None:
+        for engine in self.engines.values():
+            engine.stop()
+        if self._referee is not None:
+            self._referee.close(timeout=1.0)
+            self._referee = None
+
+    def play_game(self, number: int) -> GameOutcome:
+        """Play game ``number`` (1-based), write its SGF, and return its outcome."""
+        s = self.settings
+        a_color = self.a_color(number)
+        by_color = {
+            a_color: self.engines["A"],
+            a_color.other: self.engines["B"],
+        }
+        state = GameState.new(s.size, s.game_rules, handicap=s.handicap)
+        notes: list[str] = []
+        result = ""
+        reason = ""
+        kind = ""
+        forfeited: Color | None = None
+        try:
+            for color in (Color.BLACK, Color.WHITE):
+                self._setup(by_color[color], color)
+            state, result, kind, notes = self._play_moves(state, by_color)
+        except _Forfeit as f:
+            forfeited = f.color
+            reason = f"{f.color.name.lower()} ({by_color[f.color].label}: {by_color[f.color].name}) {f.reason}"
+            result = f"{f.color.other.letter}+F"
+            kind = "forfeit"
+            by_color[f.color].stop()  # restarted, fresh, for the next game
+        winner, _ = parse_result(result)
+        comment_lines = [
+            (
+                f"fuseki match game {number}: A = {self.engines['A'].name} ({a_color.name.lower()}), "
+                f"B = {self.engines['B'].name} ({a_color.other.name.lower()})"
+            )
+        ]
+        if forfeited is not None:
+            comment_lines.append(f"forfeit: {reason}")
+        comment_lines += [f"note: {n}" for n in notes]
+        record = GameRecord.from_state(
+            state,
+            black=by_color[Color.BLACK].name,
+            white=by_color[Color.WHITE].name,
+            result=result,
+            date=datetime.date.today().isoformat(),
+        )
+        record.comment = "\n".join(comment_lines)
+        record.event = "fuseki match"
+        record.game_name = f"game {number}"
+        path = self.game_path(number)
+        if path is not None:
+            save_sgf(path, record)
+        return GameOutcome(
+            number,
+            a_color,
+            result,
+            self._side(winner, a_color),
+            kind,
+            reason if forfeited is not None else "; ".join(notes),
+            len(record.moves),
+        )
+
+    def _call(
+        self, engine: _Engine, color: Color, what: Callable[[GtpClient], Any]
+    ) -> Any:
+        """Run ``what`` on the engine; any failure is a forfeit by ``color``."""
+        try:
+            client = engine.ensure()
+        except OSError as e:
+            raise _Forfeit(color, f"could not be started: {e}") from None
+        try:
+            return what(client)
+        except GtpClientError as e:
+            raise _Forfeit(color, _describe_failure(e)) from None
+
+    def _setup(self, engine: _Engine, color: Color) -> None:
+        s = self.settings
+
+        def setup(gtp: GtpClient) -> None:
+            gtp.boardsize(s.size)
+            gtp.clear_board()
+            gtp.komi(s.komi)
+            if s.handicap:
+                gtp.send(f"fixed_handicap {s.handicap}")
+            try:  # optional: an engine that does not know it just ignores the clock
+                gtp.send(f"time_settings 0 {max(1, math.ceil(s.move_time))} 1")
+            except GtpError:
+                pass
+
+        self._call(engine, color, setup)
+
+    def _play_moves(
+        self, state: GameState, by_color: dict[Color, _Engine]
+    ) -> tuple[GameState, str, str, list[str]]:
+        """Alternate genmove/play until two passes, a resignation or the move cap."""
+        s = self.settings
+        notes: list[str] = []
+        while not state.is_over() and state.move_number < s.move_cap:
+            color = state.next_player
+            mover, other = by_color[color], by_color[color.other]
+            reply = self._call(
+                mover, color, lambda gtp, c=color: gtp.genmove(c, timeout=s.move_time)
+            )
+            if reply == "resign":
+                state = state.play(Move.resign())
+                return state, state.result(), "resign", notes
+            try:
+                move = Move.from_gtp(reply, s.size)
+            except (CoordinateError, ValueError) as e:
+                raise _Forfeit(
+                    color, f"answered genmove with {reply[:40]!r}: {e}"
+                ) from None
+            try:
+                state = state.play(move)
+            except IllegalMoveError as e:
+                raise _Forfeit(
+                    color,
+                    f"played the illegal move {reply} at move {state.move_number + 1}: {e.reason}",
+                ) from None
+            vertex = move.gtp(s.size)
+            try:
+                self._call(
+                    other, color.other, lambda gtp, c=color, v=vertex: gtp.play(c, v)
+                )
+            except _Forfeit as f:
+                raise _Forfeit(
+                    f.color, f"{f.reason} (after the opponent's legal move {vertex})"
+                ) from None
+        if not state.is_over():
+            notes.append(
+                f"stopped at the move cap ({s.move_cap} moves) and scored as it stood"
+            )
+        result, note = self._score(state)
+        if note:
+            notes.append(note)
+        winner, _ = parse_result(result)
+        return state, result, "draw" if winner is None else "score", notes
+
+    # ---- scoring -----------------------------------------------------------------
+
+    def _score(self, state: GameState) -> tuple[str, str]:
+        """(result, note): the referee's ``final_score``, else our area count with every stone alive."""
+        own = state.score().result
+        if self.referee_argv is None:
+            return own, ""
+        try:
+            result = self._ask_referee(state)
+            parse_result(result)
+            return result, ""
+        except (OSError, GtpClientError, ValueError) as e:
+            if self._referee is not None:
+                self._referee.close(timeout=1.0)
+                self._referee = None
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return (
+                own,
+                f"the referee failed ({first}); scored by our area count, all stones alive",
+            )
+
+    def _ask_referee(self, state: GameState) -> str:
+        s = self.settings
+        assert self.referee_argv is not None
+        if self._referee is None or not self._referee.is_alive:
+            self._referee = GtpClient(self.referee_argv, timeout=self.setup_timeout)
+        ref = self._referee
+        ref.boardsize(s.size)
+        ref.clear_board()
+        ref.komi(s.komi)
+        if s.handicap:
+            ref.send(f"fixed_handicap {s.handicap}")
+        line = list(state.ancestors())[::-1]
+        for parent, child in itertools.pairwise(line):
+            ref.play(parent.next_player, child.move_played().gtp(s.size))
+        return ref.final_score().strip()

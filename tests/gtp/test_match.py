@@ -1,0 +1,469 @@
+"""The match runner: forfeits, restarts, resume, the tally and its JSON line, SGF output.
+
+Most tests use a tiny scripted GTP engine (written to ``tmp_path``) that plays a
+few stones along the first rows and then passes, and that can be told to
+crash, hang, resign or answer nonsense at its N-th ``genmove``. Real GNU Go
+plays one short match.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fuseki.cli import main
+from fuseki.go.sgf import load_sgf
+from fuseki.go.state import Color
+from fuseki.gtp.match import (
+    GameOutcome,
+    Match,
+    MatchSettings,
+    MatchSettingsMismatch,
+    MatchSummary,
+    parse_result,
+    wilson_interval,
+)
+
+
+def find_real_gnugo() -> str | None:
+    return shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
+
+
+ENGINE = textwrap.dedent(
+    '''
+    """Scripted GTP engine: plays --moves stones on the first free points, then passes."""
+    import os, sys, time
+
+    COLS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    opts = {}
+    for a in sys.argv[1:]:
+        k, _, v = a.partition("=")
+        opts[k] = v
+    once = opts.get("--once")
+    if once and os.path.exists(once):
+        for k in ("--crash-at", "--hang-at", "--say-at", "--fail-at", "--resign-at"):
+            opts.pop(k, None)
+    log = open(opts["--log"], "a") if "--log" in opts else None
+    size, taken, asked = 9, set(), 0
+    order = int(opts.get("--offset", "0"))
+
+    def reply(text="", ok=True):
+        sys.stdout.write(("=" if ok else "?") + " " + text + "\\n\\n")
+        sys.stdout.flush()
+
+    def at(key):
+        return key in opts and int(opts[key].split(":")[0]) == asked
+
+    def mark_once():
+        if once:
+            open(once, "w").close()
+
+    for line in sys.stdin:
+        if log:
+            log.write(line); log.flush()
+        parts = line.split()
+        if not parts:
+            continue
+        cmd, args = parts[0], parts[1:]
+        if cmd == "name":
+            reply(opts.get("--name", "scripted"))
+        elif cmd == "version":
+            reply("1.0")
+        elif cmd == "boardsize":
+            size = int(args[0]); reply()
+        elif cmd == "clear_board":
+            taken = set(); asked = 0; reply()
+        elif cmd == "play":
+            if args[1].lower() != "pass":
+                taken.add(args[1].upper())
+            reply()
+        elif cmd == "genmove":
+            asked += 1
+            if at("--crash-at"):
+                mark_once(); sys.stderr.write("segfault, sort of\\n"); sys.exit(3)
+            if at("--hang-at"):
+                mark_once(); time.sleep(60)
+            if at("--fail-at"):
+                mark_once(); reply("cannot generate a move", ok=False); continue
+            if at("--resign-at"):
+                mark_once(); reply("resign"); continue
+            if at("--say-at"):
+                mark_once(); reply(opts["--say-at"].split(":", 1)[1]); continue
+            if asked > int(opts.get("--moves", "3")):
+                reply("pass"); continue
+            free = [f"{COLS[c]}{r}" for r in range(1, size + 1) for c in range(size)
+                    if f"{COLS[c]}{r}" not in taken]
+            move = free[order % len(free)] if free else "pass"
+            taken.add(move); reply(move)
+        elif cmd == "quit":
+            reply(); break
+        elif cmd in ("komi", "time_settings", "fixed_handicap"):
+            reply("C3 G7" if cmd == "fixed_handicap" else "")
+        else:
+            reply("unknown command", ok=False)
+    '''
+)
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    """``engine("--crash-at=2")`` -> a command line (str) running the scripted engine."""
+    script = tmp_path / "scripted_engine.py"
+    script.write_text(ENGINE)
+
+    def command(*options: str) -> str:
+        return shlex.join([sys.executable, str(script), *options])
+
+    return command
+
+
+def _match(
+    a: str, b: str, sgf_dir: Path | None = None, **kw
+) -> tuple[Match, list[str]]:
+    lines: list[str] = []
+    kw.setdefault("referee", None)
+    kw.setdefault("move_time", 5.0)
+    settings = MatchSettings(engine_a=a, engine_b=b, **kw)
+    return Match(settings, sgf_dir, progress=lines.append, setup_timeout=5.0), lines
+
+
+# ---- pure parts -------------------------------------------------------------------
+
+
+def test_wilson_interval_values() -> None:
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.236593, abs=1e-6) and hi == pytest.approx(
+        0.763407, abs=1e-6
+    )
+    lo, hi = wilson_interval(0, 4)
+    assert lo == 0.0 and hi == pytest.approx(0.489891, abs=1e-6)
+    lo, hi = wilson_interval(10, 10)
+    assert lo == pytest.approx(0.722467, abs=1e-6) and hi == 1.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # symmetric: B's interval is the mirror of A's
+    lo, hi = wilson_interval(3, 20)
+    lo2, hi2 = wilson_interval(17, 20)
+    assert lo == pytest.approx(1 - hi2) and hi == pytest.approx(1 - lo2)
+
+
+def test_summary_counts_draws_half_and_forfeits_for_the_other_side() -> None:
+    outcomes = (
+        GameOutcome(1, Color.BLACK, "B+3.5", "A", "score"),
+        GameOutcome(2, Color.WHITE, "0", None, "draw"),
+        GameOutcome(3, Color.BLACK, "W+F", "B", "forfeit", "black crashed"),
+        GameOutcome(4, Color.WHITE, "W+R", "A", "resign"),
+    )
+    s = MatchSummary(outcomes)
+    data = s.to_json()
+    assert list(data)[:7] == [
+        "games",
+        "a_wins",
+        "b_wins",
+        "draws",
+        "forfeits",
+        "a_win_rate",
+        "ci95",
+    ]
+    assert (
+        data["games"],
+        data["a_wins"],
+        data["b_wins"],
+        data["draws"],
+        data["forfeits"],
+    ) == (4, 2, 1, 1, 1)
+    assert data["a_win_rate"] == pytest.approx(2.5 / 4)
+    assert data["ci95"] == pytest.approx(list(wilson_interval(2.5, 4)), abs=1e-6)
+    assert data["a_forfeits"] == 1 and data["b_forfeits"] == 0
+
+
+def test_parse_result() -> None:
+    assert parse_result("B+R") == (Color.BLACK, "resign")
+    assert parse_result("w+f") == (Color.WHITE, "forfeit")
+    assert parse_result("W+0.5") == (Color.WHITE, "score")
+    assert parse_result("Draw") == (None, "draw")
+    for bad in ("", "?", "Void", "B+x"):
+        with pytest.raises(ValueError):
+            parse_result(bad)
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="handicap"):
+        MatchSettings("a", "b", size=5, handicap=2)
+    with pytest.raises(ValueError, match="unknown rule set"):
+        MatchSettings("a", "b", rules="klingon")
+    with pytest.raises(ValueError, match="move time"):
+        MatchSettings("a", "b", move_time=0)
+
+
+# ---- games with the scripted engine ---------------------------------------------------
+
+
+def test_normal_games_alternate_colours_and_sgf_replays_to_result(
+    engine, tmp_path: Path
+) -> None:
+    # A plays one more stone than B, so by area count (komi 0.5 < 1) ... A wins as Black
+    # and as White the komi decides: check colours through the SGF, results through replay.
+    out = tmp_path / "games"
+    m, lines = _match(
+        engine("--name=alpha", "--moves=4"),
+        engine("--name=beta", "--moves=2"),
+        out,
+        komi=0.5,
+    )
+    summary = m.run(2)
+    assert [o.a_color for o in summary.outcomes] == [Color.BLACK, Color.WHITE]
+    assert len(lines) == 2 and lines[0].startswith("game 1/2: A black, B white")
+    for o in summary.outcomes:
+        record = load_sgf(out / f"game_{o.number:04d}.sgf")
+        assert record.result == o.result
+        assert (record.black, record.white) == (
+            ("alpha 1.0", "beta 1.0")
+            if o.a_color is Color.BLACK
+            else ("beta 1.0", "alpha 1.0")
+        )
+        assert record.ruleset == "Chinese" and record.komi == 0.5
+        final = record.replay()
+        assert final.is_over() and final.score().result == record.result
+    assert summary.a_wins == 2  # 4 stones against 2 on an open board wins either way
+
+
+@pytest.mark.parametrize(
+    ("option", "reason"),
+    [
+        ("--crash-at=2", "crashed"),
+        ("--hang-at=2", "within"),
+        ("--fail-at=2", "failure"),
+        ("--say-at=2:banana", "banana"),
+        ("--say-at=2:Z99", "Z99"),
+        ("--say-at=2:A1", "occupied"),  # A1 holds A's first stone
+    ],
+)
+def test_misbehaving_engine_forfeits_and_is_restarted(
+    engine, tmp_path: Path, option: str, reason: str
+) -> None:
+    out = tmp_path / "games"
+    once = tmp_path / "once"
+    log = tmp_path / "b.log"
+    bad = engine(option, f"--once={once}")  # misbehaves in its first game only
+    m, lines = _match(bad, engine(f"--log={log}"), out, move_time=1.0)
+    summary = m.run(2)
+    first, second = summary.outcomes
+    assert (
+        first.forfeit and first.winner == "B" and first.result == "W+F"
+    )  # A is Black in game 1
+    assert reason.lower() in first.reason.lower()
+    assert not second.forfeit  # restarted, and fine this time
+    assert m.engines["A"].starts == 2
+    record = load_sgf(out / "game_0001.sgf")
+    assert (
+        record.result == "W+F"
+        and "forfeit: black (A" in record.comment
+        and reason.lower() in record.comment.lower()
+    )
+    assert "W+F" in lines[0] and "A wins" not in lines[0]
+    if option == "--say-at=2:A1":
+        # the illegal move was never passed on to the opponent
+        # (A1 is B's first stone: the engine heard it once, and not the illegal repeat)
+        assert log.read_text().split("clear_board")[1].count("play black A1") == 1
+
+
+def test_resignation_ends_the_game(engine, tmp_path: Path) -> None:
+    m, _ = _match(engine(), engine("--resign-at=1"), tmp_path / "g")
+    (o,) = m.run(1).outcomes
+    assert o.result == "B+R" and o.winner == "A" and o.kind == "resign"
+    record = load_sgf(tmp_path / "g" / "game_0001.sgf")
+    assert record.result == "B+R" and len(record.moves) == 1
+
+
+def test_engine_that_dies_at_start_forfeits_every_game(engine, tmp_path: Path) -> None:
+    dead = shlex.join([sys.executable, "-c", "import sys; sys.exit(5)"])
+    m, _ = _match(engine(), dead, tmp_path / "g")
+    summary = m.run(2)
+    assert summary.forfeits == 2 and summary.a_wins == 2
+    assert all("crashed" in o.reason or "started" in o.reason for o in summary.outcomes)
+
+
+def test_move_cap_stops_and_scores(engine, tmp_path: Path) -> None:
+    m, _ = _match(
+        engine("--moves=50"), engine("--moves=50", "--offset=1"), None, max_moves=6
+    )
+    (o,) = m.run(1).outcomes
+    assert o.moves == 6 and "move cap" in o.reason
+
+
+def test_handicap_gives_black_the_stones(engine, tmp_path: Path) -> None:
+    m, _ = _match(engine(), engine(), tmp_path / "g", handicap=2)
+    m.run(1)
+    record = load_sgf(tmp_path / "g" / "game_0001.sgf")
+    assert record.handicap == 2 and len(record.setup_black) == 2
+    assert record.moves[0].color is Color.WHITE
+
+
+# ---- resume --------------------------------------------------------------------------
+
+
+def test_resume_plays_only_the_missing_games(engine, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    log = tmp_path / "a.log"
+    a = engine(f"--log={log}")
+    m, _ = _match(a, engine("--moves=2"), out)
+    first = m.run(2)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "game_0001.sgf",
+        "game_0002.sgf",
+        "match.json",
+    ]
+    stamps = {p.name: p.stat().st_mtime_ns for p in out.glob("*.sgf")}
+    games_played = log.read_text().count("clear_board")
+    m, lines = _match(a, engine("--moves=2"), out)
+    second = m.run(4)
+    assert [o.reused for o in second.outcomes] == [True, True, False, False]
+    assert (
+        log.read_text().count("clear_board") - games_played == 2
+    )  # only two more games
+    assert {
+        p.name: p.stat().st_mtime_ns for p in out.glob("game_000[12].sgf")
+    } == stamps
+    assert [o.result for o in second.outcomes[:2]] == [o.result for o in first.outcomes]
+    assert "earlier run" in lines[0]
+
+
+def test_resume_reuses_forfeit_reasons(engine, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    m, _ = _match(engine("--say-at=1:banana"), engine(), out)
+    m.run(1)
+    m, _ = _match(engine("--say-at=1:banana"), engine(), out)
+    (o,) = m.run(1).outcomes
+    assert o.reused and o.forfeit and "banana" in o.reason.lower()
+
+
+def test_resume_refuses_other_settings(engine, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    m, _ = _match(engine(), engine(), out)
+    m.run(1)
+    m, _ = _match(engine(), engine(), out, komi=6.5)
+    with pytest.raises(MatchSettingsMismatch, match="komi"):
+        m.run(2)
+
+
+# ---- the command line ------------------------------------------------------------------
+
+
+def test_cli_json_line(engine, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "games"
+    argv = ["match", engine(), engine("--moves=1"), "--games", "2", "--referee", "none"]
+    code = main([*argv, "--size", "7", "--sgf-dir", str(out), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0
+    data = json.loads(captured.out.strip().splitlines()[-1])
+    assert list(data)[:7] == [
+        "games",
+        "a_wins",
+        "b_wins",
+        "draws",
+        "forfeits",
+        "a_win_rate",
+        "ci95",
+    ]
+    assert data["games"] == 2 and data["a_wins"] + data["b_wins"] + data["draws"] == 2
+    assert (
+        len(data["ci95"]) == 2
+        and 0 <= data["ci95"][0] <= data["a_win_rate"] <= data["ci95"][1] <= 1
+    )
+    assert captured.err.count("game ") >= 2
+    # same folder, other settings: one clear line, status 2
+    code = main([*argv, "--size", "9", "--sgf-dir", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "other settings" in err and "size" in err
+
+
+def test_cli_missing_program_is_a_user_error(capsys) -> None:
+    code = main(
+        ["match", "no-such-engine-xyz", "no-such-engine-xyz", "--referee", "none"]
+    )
+    assert code == 2 and "not found" in capsys.readouterr().err
+
+
+# ---- real engines ---------------------------------------------------------------------
+
+
+@pytest.mark.gnugo
+def test_gnugo_against_itself_with_gnugo_referee(gnugo: str, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    cmd = f"{gnugo} --mode gtp --level 1"
+    m, _ = _match(
+        cmd,
+        cmd,
+        out,
+        size=5,
+        referee=f"{gnugo} --mode gtp --chinese-rules",
+        move_time=10,
+    )
+    summary = m.run(2)
+    assert summary.games == 2 and summary.forfeits == 0
+    for o in summary.outcomes:
+        record = load_sgf(out / f"game_{o.number:04d}.sgf")
+        assert record.black.startswith("GNU Go") and record.result == o.result
+        _, kind = parse_result(record.result)
+        final = record.replay()
+        assert final.is_over() if kind == "score" else kind == "resign"
+
+
+def _our_engine_exists() -> bool:
+    try:
+        r = subprocess.run(
+            [sys.executable, "-m", "fuseki", "gtp", "--help"],
+            check=False,
+            capture_output=True,
+            timeout=60,
+            text=True,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0 and "--bot" in r.stdout
+
+
+@pytest.mark.gnugo
+@pytest.mark.skipif(find_real_gnugo() is None, reason="GNU Go is not installed")
+def test_random_bot_loses_to_gnugo(tmp_path: Path, capsys) -> None:
+    """The CI match of issue 4: GNU Go must beat the random bot in every game."""
+    if not _our_engine_exists():
+        pytest.skip("`fuseki gtp` (our engine) does not exist yet")
+    out = tmp_path / "games"
+    ours = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "random"])
+    code = main(
+        [
+            "match",
+            ours,
+            "gnugo --mode gtp --level 1",
+            "--size",
+            "9",
+            "--games",
+            "2",
+            "--sgf-dir",
+            str(out),
+            "--json",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["games"] == 2 and data["b_wins"] == 2 and data["forfeits"] == 0
+    for path in sorted(out.glob("game_*.sgf")):
+        record = load_sgf(path)
+        assert record.replay().is_over() or record.result.endswith("+R")
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import fuseki.gtp.match as module
+
+    failures, _ = doctest.testmod(module)
+    assert failures == 0
