@@ -16,7 +16,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 #: name -> (module, one-line help). Order is the order of ``fuseki --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -31,6 +31,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 class UserError(Exception):
     """An error caused by the user's input; printed as one line, exit status 2."""
+
+
+def int_at_least(minimum: int) -> "Callable[[str], int]":
+    """An argparse ``type`` for whole numbers of at least ``minimum``, with a clear message."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

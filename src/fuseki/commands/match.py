@@ -15,17 +15,7 @@ import argparse
 import json
 import sys
 
-from fuseki.cli import UserError
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+from fuseki.cli import UserError, int_at_least
 
 
 def _seconds(text: str) -> float:
@@ -52,13 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "engine_b", metavar="CMD_B", help="engine B as one command line"
     )
     parser.add_argument(
-        "--games", type=_count, default=2, help="number of games (default 2)"
+        "--games", type=int_at_least(0), default=2, help="number of games (default 2)"
     )
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     parser.add_argument(
         "--handicap",
-        type=_count,
+        type=int_at_least(0),
         default=0,
         help="fixed handicap stones for Black, sent to both engines (default 0)",
     )
@@ -70,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-moves",
-        type=_count,
+        type=int_at_least(0),
         default=None,
         help="stop a game after this many moves and score it (default 3 x area)",
     )

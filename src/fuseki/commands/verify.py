@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from fuseki.cli import UserError
+from fuseki.cli import UserError, int_at_least
 
 
 def _sizes(text: str) -> list[int]:
@@ -28,18 +28,8 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=_count, default=200, help="number of games in all (default 200)")
+    parser.add_argument("--games", type=int_at_least(1), default=200, help="number of games in all (default 200)")
     parser.add_argument(
         "--sizes",
         type=_sizes,
@@ -53,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="gnugo",
         help="our rule preset to check; GNU Go gets the matching options (default gnugo: simple ko, no suicide)",
     )
-    parser.add_argument("--max-plies", type=_count, default=None, help="cap on moves per game (default 2 x area)")
+    parser.add_argument("--max-plies", type=int_at_least(1), default=None, help="cap on moves per game (default 2 x area)")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON holding the result")
 
 
