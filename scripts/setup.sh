@@ -47,6 +47,9 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 apt_install "gnugo:/usr/games/gnugo"
+if [ $WANT_TEST -eq 1 ]; then
+    apt_install "nodejs:node" "npm:npm"  # Sabaki's GTP library drives our engine in a test
+fi
 
 # --- Python environment --------------------------------------------------------
 if [ ! -x "$VENV/bin/python" ]; then
@@ -63,6 +66,11 @@ say "installing fuseki${EXTRAS:+[$EXTRAS]}"
 if [ $WANT_BENCH -eq 1 ]; then
     # dlgo pins an old Keras/TensorFlow; only its pure-Python board is benchmarked.
     "${PIP[@]}" --no-deps dlgo
+fi
+
+if [ $WANT_TEST -eq 1 ] && command -v npm >/dev/null 2>&1; then
+    say "installing @sabaki/gtp for the GTP controller test"
+    (cd tests/sabaki && npm ci --silent --no-audit --no-fund >/dev/null)
 fi
 
 # --- Compile the Numba kernels once, so the first game starts at once -----------
