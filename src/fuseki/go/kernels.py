@@ -231,15 +231,14 @@ def _legal_code_slow(buf: np.ndarray, q: int, color: int) -> int:
 def _legal_code(buf: np.ndarray, q: int, color: int) -> int:
     """OK or an error code for ``color`` playing at padded point ``q`` (simple ko only).
 
-    The common case (an empty neighbour) is decided inline; the rest goes to a
-    separate function so that the hot loop stays small.
+    The common case (an empty neighbour, read from B_ENB) is decided inline;
+    the rest goes to a separate function so that the hot loop stays small.
     """
     if buf[META + q] != EMPTY:
         return ERR_OCCUPIED
     if q == buf[M_KO]:
         return ERR_KO
-    w = buf[M_W]
-    if buf[META + q - w] == EMPTY or buf[META + q + w] == EMPTY or buf[META + q - 1] == EMPTY or buf[META + q + 1] == EMPTY:
+    if buf[META + B_ENB * buf[M_NP] + q] > 0:  # an empty neighbour: always legal
         return OK
     return _legal_code_slow(buf, q, color)
 
@@ -557,7 +556,6 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
     Returns the number of moves played.
     """
     n = buf[M_N]
-    w = buf[M_W]
     np_ = buf[M_NP]
     area = n * n
     e0 = META + NBLOCKS * np_
@@ -583,26 +581,11 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
             elif buf[enb + q] > 0:
                 ok = True
             else:
-                j = META + q
-                a0 = buf[j - w]
-                a1 = buf[j + w]
-                a2 = buf[j - 1]
-                a3 = buf[j + 1]
+                # The rare path: no empty neighbour. The eye test lives in
+                # _is_eye; calling it here costs nothing on the hot path.
                 ok = _legal_code_slow(buf, q, color) == OK
-                if ok and policy == POLICY_NO_EYES:
-                    # Eye test (the book's is_point_an_eye), written flat.
-                    if (a0 == color or a0 == BORDER) and (a1 == color or a1 == BORDER) and (
-                        a2 == color or a2 == BORDER) and (a3 == color or a3 == BORDER):
-                        friendly = 0
-                        off = 0
-                        for d in (j - w - 1, j - w + 1, j + w - 1, j + w + 1):
-                            b = buf[d]
-                            if b == BORDER:
-                                off += 1
-                            elif b == color:
-                                friendly += 1
-                        if (off > 0 and off + friendly == 4) or (off == 0 and friendly >= 3):
-                            ok = False
+                if ok and policy == POLICY_NO_EYES and _is_eye(buf, q, color):
+                    ok = False
             if ok:
                 chosen = q
                 break

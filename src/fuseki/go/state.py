@@ -447,7 +447,7 @@ class GameState:
             new._hlen = 0
         else:
             h &= K.HASH_MASK
-            key = h ^ K.SIDE_KEY if g.situational and buf[K.M_TOMOVE] == K.WHITE else h
+            key = self._key_for(h, buf.item(K.M_TOMOVE))
             if p != g.n2 and hist.seen(key, self._hlen):
                 raise IllegalMoveError("superko", _describe(move, g.size))
             new._hist = hist.extended(self._hlen, key)
