@@ -11,12 +11,13 @@ Built in:
 - ``uniform``: uniform over all legal points, passing only when none is left.
 """
 
-from fuseki.agents.base import Agent, AgentFactory, available_agents, make_agent, register_agent
+from fuseki.agents.base import Agent, AgentFactory, agent_options, available_agents, make_agent, register_agent
 from fuseki.agents.random_bots import RandomBot, UniformRandomBot
 
 __all__ = [
     "Agent",
     "AgentFactory",
+    "agent_options",
     "RandomBot",
     "UniformRandomBot",
     "available_agents",
@@ -26,3 +27,12 @@ __all__ = [
 
 register_agent("random", RandomBot, "the book's random bot: random legal moves, never fills its own eyes")
 register_agent("uniform", UniformRandomBot, "uniform over legal points, passes only when none is left")
+from fuseki.agents import search_agents as _search_agents  # noqa: E402,F401  registers alphabeta, uct-python
+from fuseki.agents.mcts_agent import make_mcts, make_mcts_book  # noqa: E402
+
+register_agent(
+    "mcts",
+    make_mcts,
+    "Monte Carlo tree search: heavy playouts, priors, RAVE, tree reuse (options playouts, seconds)",
+)
+register_agent("mcts-book", make_mcts_book, "the book's MCTS: UCT with c = 1.5 and random no-own-eye playouts")

@@ -84,6 +84,20 @@ def available_agents() -> dict[str, str]:
     return {name: _REGISTRY[name].help for name in sorted(_REGISTRY)}
 
 
+def agent_options(name: str) -> set[str] | None:
+    """The option names that agent ``name``'s factory accepts (None: unknown name or any option)."""
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        return None
+    try:
+        params = inspect.signature(entry.factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
 def make_agent(name: str, **options: Any) -> Agent:
     """Build the agent registered as ``name``, passing ``options`` to its factory.
 

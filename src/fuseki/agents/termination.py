@@ -105,7 +105,9 @@ class Terminating:
     def select_move(self, state: "GameState") -> "Move":
         from fuseki.go.state import Move
 
-        if not state.is_over():
+        # An agent that passes and resigns by its own search (MCTS) judges the
+        # position better than random playouts do: leave those decisions to it.
+        if not state.is_over() and not getattr(self.agent, "self_terminating", False):
             if self.should_pass(state):
                 return Move.pass_turn()
             if self.should_resign(state):

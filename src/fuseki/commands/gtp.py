@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rule set: ko, suicide and scoring; komi comes from the controller (default chinese)",
     )
     parser.add_argument("--name", default="fuseki", help="the name the engine reports (default fuseki)")
+    from fuseki.commands.play import add_search_arguments
+
+    add_search_arguments(parser)
     parser.add_argument(
         "--resign-below",
         type=float,
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     # does not lose; resign below a win estimate. Controllers such as KGS
     # and gtp2ogs expect an engine to end its games.
     agent = Terminating(
-        build_agent(args.bot, args.seed),
+        build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds),
         resign_below=None if args.never_resign else args.resign_below,
         pass_when_ahead=not args.no_pass_back,
     )

@@ -127,15 +127,21 @@ def check_sgf_path(path: str | None) -> None:
         raise UserError(f"--sgf {path}: the directory {parent} does not exist")
 
 
-def build_agent(name: str, seed: int | None) -> Agent:
-    """``make_agent`` with the seed passed only when one was given.
+def build_agent(name: str, seed: int | None, *, lenient: bool = False, **limits: object) -> Agent:
+    """``make_agent`` with the seed and the search limits passed only when given.
 
-    Agents that have no randomness need not accept a ``seed`` option, so the
-    option is left out unless the user asked for reproducibility.
+    Agents that have no randomness or no search need not accept ``seed``,
+    ``playouts`` or ``seconds``, so an option is left out unless the user
+    set it; setting one that the agent does not take is a clear error, unless
+    ``lenient`` (``fuseki watch``: a limit meant for one of two bots).
     """
-    from fuseki.agents import make_agent
+    from fuseki.agents import agent_options, make_agent
 
     options = {} if seed is None else {"seed": seed}
+    options.update({k: v for k, v in limits.items() if v is not None})
+    accepted = agent_options(name) if lenient else None
+    if accepted is not None:
+        options = {k: v for k, v in options.items() if k in accepted or k == "seed"}
     try:
         return make_agent(name, **options)
     except ValueError as e:
@@ -229,7 +235,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot",
         default="random",
         metavar="NAME",
-        help="the opponent: random (the book's bot, never fills its own eyes), uniform, ... (default random)",
+        help="the opponent: random (the book's bot, never fills its own eyes), uniform, mcts, ... (default random)",
     )
     parser.add_argument(
         "--color",
@@ -238,13 +244,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("black", "white"),
         help="the colour you play (default black; with handicap Black has the stones and White moves first)",
     )
+    add_search_arguments(parser)
     add_game_arguments(parser)
+
+
+def positive_float(text: str) -> float:
+    """An argparse ``type`` for a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--playouts`` and ``--seconds``: the search limits of bots that search (mcts)."""
+    from fuseki.cli import int_at_least
+
+    parser.add_argument(
+        "--playouts", type=int_at_least(1), default=None, metavar="N", help="search bots: simulations per move"
+    )
+    parser.add_argument(
+        "--seconds", type=positive_float, default=None, metavar="S", help="search bots: thinking time per move"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     check_sgf_path(args.sgf)
     state = new_game(args.size, args.rules, args.komi, args.handicap)
-    bot = build_agent(args.bot, args.seed)
+    bot = build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds)
     session = TerminalGame(state, bot, human=args.color, rules_name=args.rules)
     try:
         session.play()

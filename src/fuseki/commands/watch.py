@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 from fuseki.cli import UserError
 from fuseki.commands.play import (
     add_game_arguments,
+    add_search_arguments,
     build_agent,
     check_sgf_path,
     describe_move,
@@ -57,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"stop after N moves if the game has not ended (default {DEFAULT_CAP_FACTOR} x size x size)",
     )
+    add_search_arguments(parser)
     add_game_arguments(parser)
 
 
@@ -72,8 +74,10 @@ def run(args: argparse.Namespace) -> int:
     cap = args.moves_cap if args.moves_cap is not None else DEFAULT_CAP_FACTOR * args.size * args.size
     # Two different seeds: the same bot on both sides with one seed would
     # mirror its own random choices.
-    black = build_agent(args.black, None if args.seed is None else args.seed)
-    white = build_agent(args.white, None if args.seed is None else args.seed + 1)
+    # --playouts/--seconds go to whichever of the two bots searches.
+    limits = {"playouts": args.playouts, "seconds": args.seconds}
+    black = build_agent(args.black, None if args.seed is None else args.seed, lenient=True, **limits)
+    white = build_agent(args.white, None if args.seed is None else args.seed + 1, lenient=True, **limits)
     bots = {Color.BLACK: black, Color.WHITE: white}
     names = {Color.BLACK: black.name, Color.WHITE: white.name}
 

@@ -1,0 +1,159 @@
+"""The MCTS agents: the fast Numba tree search (:mod:`fuseki.search.gomcts`) behind ``select_move``.
+
+Two names in the registry:
+
+- ``mcts``: the strong configuration (heavy playouts with captures, ataris
+  and 3×3 patterns, heuristic priors in new nodes, RAVE, tree reuse);
+- ``mcts-book``: the book's chapter-4 agent (UCT with ``c = 1.5`` and the
+  no-own-eye random playout), on the same fast kernels.
+
+Both stop at ``playouts`` simulations or ``seconds`` of thinking, whichever
+comes first; with neither, ``playouts`` defaults to 10,000. The agent
+resigns when the chosen move's win rate is below ``resign_below`` (the book
+suggests about 10 %), and passes when the search prefers passing, which it
+does once the game is decided or only own-eye moves are left: it needs no
+outside termination rule (``self_terminating``).
+
+>>> from fuseki.go import GameState
+>>> bot = MCTSAgent(playouts=300, seed=1)
+>>> move = bot.select_move(GameState.new(5, komi=0.5))
+>>> move.is_play, bot.last_info.playouts
+(True, 300)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the search pulls in Numba kernels and the pattern table: import on first use
+    from fuseki.search.gomcts import MCTSConfig, SearchInfo
+
+__all__ = ["MCTSAgent", "make_mcts", "make_mcts_book"]
+
+DEFAULT_PLAYOUTS = 10_000
+
+
+class MCTSAgent:
+    """An :class:`~fuseki.agents.base.Agent` that searches with :class:`GoMCTS`.
+
+    ``resign_below=None`` never resigns; resignation waits until
+    ``min_resign_moves`` moves were played (default: a quarter of the board's
+    points) and until the root has enough visits to mean something.
+    """
+
+    #: This agent passes and resigns by its own search; wrappers leave it alone.
+    self_terminating = True
+
+    def __init__(
+        self,
+        playouts: int | None = None,
+        seconds: float | None = None,
+        *,
+        config: MCTSConfig | None = None,
+        resign_below: float | None = 0.1,
+        min_resign_moves: int | None = None,
+        seed: int | None = None,
+        name: str = "mcts",
+    ) -> None:
+        if playouts is not None and int(playouts) < 1:
+            raise ValueError(f"playouts must be at least 1, got {playouts}")
+        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        if resign_below is not None and not 0.0 <= resign_below <= 1.0:
+            raise ValueError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
+        if playouts is None and seconds is None:
+            playouts = DEFAULT_PLAYOUTS
+        from fuseki.search.gomcts import GoMCTS, MCTSConfig
+
+        self.playouts = None if playouts is None else int(playouts)
+        self.seconds = None if seconds is None else float(seconds)
+        config = config or MCTSConfig()
+        if seed is not None:
+            config = MCTSConfig(**{**config.__dict__, "seed": int(seed)})
+        self.engine = GoMCTS(config)
+        self.resign_below = resign_below
+        self.min_resign_moves = min_resign_moves
+        self.name = name
+        #: The last search's result (None before the first move).
+        self.last_info: SearchInfo | None = None
+
+    def select_move(self, state: Any) -> Any:
+        from fuseki.go.state import Move, Point
+
+        if state.is_over():
+            raise ValueError("the game is over: there is no move to select")
+        info = self.engine.search(state, playouts=self.playouts, seconds=self.seconds)
+        self.last_info = info
+        n = state.size
+        if self._should_resign(state, info):
+            return Move.resign()
+        if info.move == n * n:
+            return Move.pass_turn()
+        return Move.play(Point(info.move // n, info.move % n))
+
+    def _should_resign(self, state: Any, info: SearchInfo) -> bool:
+        if self.resign_below is None or math.isnan(info.winrate):
+            return False
+        min_moves = self.min_resign_moves if self.min_resign_moves is not None else state.size * state.size // 4
+        if state.move_number < min_moves:
+            return False
+        best_visits = max((c.visits for c in info.children), default=0)
+        if best_visits < 100:
+            return False
+        return info.winrate < self.resign_below
+
+    def analyze(self, state: Any) -> dict[str, Any]:
+        """The last search (or a fresh one): win rate, effort and the most visited moves."""
+        info = self.last_info
+        if info is None:
+            info = self.engine.search(state, playouts=self.playouts, seconds=self.seconds)
+            self.last_info = info
+        return {
+            "winrate": info.winrate,
+            "playouts": info.playouts,
+            "seconds": info.seconds,
+            "playouts_per_second": info.playouts_per_second,
+            "tree_nodes": info.tree_nodes,
+            "reused_visits": info.reused_visits,
+            "top": [(c.move, c.visits, c.winrate) for c in info.children[:5]],
+        }
+
+    def reset(self) -> None:
+        """Forget the search tree (a new game)."""
+        self.engine.clear()
+
+    def __repr__(self) -> str:
+        return f"MCTSAgent(name={self.name!r}, playouts={self.playouts}, seconds={self.seconds})"
+
+
+def make_mcts(
+    playouts: int | None = None,
+    seconds: float | None = None,
+    seed: int | None = None,
+    resign_below: float | None = 0.1,
+    policy: str = "heavy",
+    rave: bool = True,
+    priors: bool = True,
+    reuse: bool = True,
+) -> MCTSAgent:
+    """The registry's ``mcts``: the strong configuration, each part switchable for ablations."""
+    from fuseki.search.gomcts import MCTSConfig
+
+    config = MCTSConfig(policy=policy, rave=rave, priors=priors, reuse=reuse, c=0.0 if (rave or priors) else 1.0)
+    return MCTSAgent(playouts, seconds, config=config, resign_below=resign_below, seed=seed, name="mcts")
+
+
+def make_mcts_book(
+    playouts: int | None = None,
+    seconds: float | None = None,
+    seed: int | None = None,
+    resign_below: float | None = 0.1,
+    c: float = 1.5,
+) -> MCTSAgent:
+    """The registry's ``mcts-book``: the book's UCT agent (random no-own-eye playouts, c = 1.5)."""
+    from fuseki.search.gomcts import MCTSConfig
+
+    return MCTSAgent(
+        playouts, seconds, config=MCTSConfig.book(c=c), resign_below=resign_below, seed=seed, name="mcts-book"
+    )

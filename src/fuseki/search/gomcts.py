@@ -1,0 +1,330 @@
+"""Fast Monte Carlo tree search for Go: the Python side of :mod:`fuseki.search.gotree`.
+
+:class:`GoMCTS` owns the tree arrays and the scratch space, turns a
+:class:`~fuseki.go.GameState` into a search root, runs simulations in
+batches until a playout or time limit, and keeps the subtree of the moves
+actually played for the next search (tree reuse).
+
+The settings live in :class:`MCTSConfig`. Its defaults are the strong
+configuration (heavy playouts, priors, RAVE, Michi's constants). The
+``book()`` preset is the book's chapter-4 agent: plain UCT with
+``c = 1.5``, the no-own-eye random playout, no priors, no RAVE, and
+expansion at the first visit.
+
+>>> from fuseki.go import GameState
+>>> mcts = GoMCTS(MCTSConfig(seed=1))
+>>> result = mcts.search(GameState.new(5, komi=0.5), playouts=200)
+>>> result.playouts, 0.0 <= result.winrate <= 1.0
+(200, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from fuseki.go import kernels as K
+from fuseki.search import gotree as T
+
+__all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MCTSConfig:
+    """Everything that shapes the search (see :mod:`fuseki.search.gotree` for the formulas).
+
+    Priors are virtual visits: ``prior_even`` visits, half won, for every
+    move; the bonuses add won (or, for self-atari and first/second-line moves
+    in empty areas, lost) visits on top. The defaults are Michi's.
+    """
+
+    policy: str = "heavy"  # "heavy" (captures, ataris, 3x3 patterns) or "light" (the book's)
+    rave: bool = True
+    priors: bool = True
+    c: float = 0.0  # UCB exploration constant; 0 lets priors and RAVE explore
+    expand_visits: int = 8
+    rave_equiv: float = 3500.0
+    p_capture: float = 0.9
+    p_pat3: float = 0.95
+    p_selfatari: float = 0.9
+    p_selfatari_random: float = 0.5
+    prior_even: float = 10.0
+    prior_capture_one: float = 15.0
+    prior_capture_many: float = 30.0
+    prior_pat3: float = 10.0
+    prior_selfatari: float = 10.0
+    prior_cfg: tuple[float, float, float] = (24.0, 22.0, 8.0)
+    prior_emptyarea: float = 10.0
+    max_game_factor: int = 3  # a playout stops after this many times the board's points
+    reuse: bool = True
+    capacity: int = 1 << 21  # tree rows; about 36 bytes each
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.policy not in ("heavy", "light"):
+            raise ValueError(f"policy must be 'heavy' or 'light', got {self.policy!r}")
+        if self.expand_visits < 0:
+            raise ValueError("expand_visits must be >= 0")
+        if self.capacity < 1024:
+            raise ValueError("capacity must be at least 1024 rows")
+        if self.c < 0:
+            raise ValueError("c must be >= 0")
+
+    @classmethod
+    def book(cls, **overrides: Any) -> "MCTSConfig":
+        """The book's MCTS agent: UCT (c = 1.5), random no-own-eye playouts, no priors, no RAVE."""
+        base = dict(policy="light", rave=False, priors=False, c=1.5, expand_visits=0, prior_even=0.0)
+        base.update(overrides)
+        return cls(**base)  # type: ignore[arg-type]
+
+    def params(self, komi: float, size: int) -> np.ndarray:
+        """The float64 parameter array that the kernels read."""
+        p = np.zeros(T.NPARAMS, dtype=np.float64)
+        p[T.P_EXPAND] = self.expand_visits
+        p[T.P_RAVE_EQUIV] = self.rave_equiv
+        p[T.P_C] = self.c
+        p[T.P_KOMI] = komi
+        p[T.P_CAPTURE] = self.p_capture
+        p[T.P_PAT3] = self.p_pat3
+        p[T.P_SA] = self.p_selfatari
+        p[T.P_SA_RANDOM] = self.p_selfatari_random
+        p[T.P_MAXMOVES] = self.max_game_factor * size * size
+        p[T.P_RAVE] = 1.0 if self.rave else 0.0
+        p[T.P_PRIORS] = 1.0 if self.priors else 0.0
+        p[T.P_POLICY] = 1.0 if self.policy == "heavy" else 0.0
+        p[T.P_PRIOR_EVEN] = self.prior_even
+        p[T.P_PRIOR_CAPTURE_ONE] = self.prior_capture_one
+        p[T.P_PRIOR_CAPTURE_MANY] = self.prior_capture_many
+        p[T.P_PRIOR_PAT3] = self.prior_pat3
+        p[T.P_PRIOR_SELFATARI] = self.prior_selfatari
+        p[T.P_PRIOR_CFG1], p[T.P_PRIOR_CFG2], p[T.P_PRIOR_CFG3] = self.prior_cfg
+        p[T.P_PRIOR_EMPTYAREA] = self.prior_emptyarea
+        return p
+
+
+@dataclasses.dataclass(frozen=True)
+class ChildInfo:
+    """One root move's statistics: ``move`` is an int index (``size*size`` = pass)."""
+
+    move: int
+    visits: int
+    winrate: float  # for the player to move at the root; NaN when unvisited
+    prior: float  # prior win fraction
+    amaf_visits: int
+    amaf_winrate: float
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchInfo:
+    """What a search found: the move (int index; ``size*size`` = pass), its win rate, and effort."""
+
+    move: int
+    winrate: float  # of the chosen move, for the player to move
+    playouts: int  # simulations run in this search
+    seconds: float
+    tree_nodes: int
+    reused_visits: int  # visits the root already had from earlier searches
+    children: list[ChildInfo]
+    ownership: np.ndarray  # per unpadded point, in [-1, 1] (+1 = Black's)
+
+    @property
+    def playouts_per_second(self) -> float:
+        return self.playouts / self.seconds if self.seconds > 0 else float("inf")
+
+
+class GoMCTS:
+    """A reusable MCTS engine for one board size at a time (it adapts when the size changes)."""
+
+    def __init__(self, config: MCTSConfig | None = None) -> None:
+        self.config = config or MCTSConfig()
+        cap = self.config.capacity
+        self._ti = np.empty((cap, 3), dtype=np.int32)
+        self._tf = np.empty((cap, 6), dtype=np.float32)
+        self._th = np.zeros(1, dtype=np.int64)
+        self._size = 0
+        self._root_sig: tuple[int, int, int] | None = None  # (key, move number, size) of the tree's root
+        if self.config.seed is not None:
+            K.seed_kernels(int(self.config.seed))
+        self._reset_tree()
+
+    # ---- tree management ------------------------------------------------
+
+    def _reset_tree(self) -> None:
+        self._ti[0] = (-1, -1, 0)
+        self._tf[0] = 0.0
+        self._th[0] = 1
+        self._root_sig = None
+
+    def _scratch(self, size: int) -> None:
+        if size == self._size:
+            return
+        np_ = (size + 2) ** 2
+        self._size = size
+        self._work = np.empty(K.buffer_length(size), dtype=np.int32)
+        self._amaf = np.zeros(np_, dtype=np.int32)
+        self._path = np.zeros(T.MAX_DEPTH, dtype=np.int64)
+        self._cand = np.zeros(8 * np_, dtype=np.int32)
+        self._pn = np.zeros(np_, dtype=np.float32)
+        self._pw = np.zeros(np_, dtype=np.float32)
+        self._dist = np.zeros(np_, dtype=np.int32)
+        self._owner = np.zeros(np_, dtype=np.float64)
+        self._reset_tree()
+
+    @staticmethod
+    def _signature(state: Any) -> tuple[int, int, int]:
+        return (int(state.key), int(state.move_number), int(state.size))
+
+    def _find_child(self, node: int, move: int) -> int:
+        first, k = int(self._ti[node, T.T_FIRST]), int(self._ti[node, T.T_NCHILD])
+        if first < 0:
+            return -1
+        moves = self._ti[first : first + k, T.T_MOVE]
+        hit = np.nonzero((moves == move) | (moves == -1 - move))[0]
+        return first + int(hit[0]) if len(hit) else -1
+
+    def _reuse(self, state: Any) -> None:
+        """Make ``state`` the root, keeping the matching subtree of the old root when there is one."""
+        sig = self._signature(state)
+        if self._root_sig == sig:
+            return
+        if not self.config.reuse or self._root_sig is None:
+            self._reset_tree()
+            self._root_sig = sig
+            return
+        # Walk back from ``state`` to the old root (at most a few moves).
+        moves: list[int] = []
+        s = state
+        found = False
+        while s is not None and len(moves) <= 8 and s.move_number >= self._root_sig[1]:
+            if self._signature(s) == self._root_sig:
+                found = True
+                break
+            if s.parent is None:
+                break
+            moves.append(int(s.move_index(s.move_played())))
+            s = s.parent
+        node = 0
+        if found:
+            for m in reversed(moves):
+                node = self._find_child(node, m)
+                if node < 0:
+                    break
+        if not found or node <= 0:
+            self._reset_tree()
+            self._root_sig = sig
+            return
+        ti2 = np.empty_like(self._ti)
+        tf2 = np.empty_like(self._tf)
+        queue = np.empty(self._ti.shape[0], dtype=np.int64)
+        used = T.compact(self._ti, self._tf, node, ti2, tf2, queue)
+        self._ti, self._tf = ti2, tf2
+        self._th[0] = used
+        self._ti[0, T.T_MOVE] = -1
+        self._root_sig = sig
+
+    def _ban_root_moves(self, state: Any) -> None:
+        """Mark root children that the game's real ko rule forbids (superko), unmark the rest."""
+        first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
+        if first < 0:
+            return
+        legal = state.legal_points()
+        moves = self._ti[first : first + k, T.T_MOVE]
+        plain = np.where(moves < 0, -1 - moves, moves)
+        ok = np.isin(plain, legal)
+        self._ti[first : first + k, T.T_MOVE] = np.where(ok, plain, -1 - plain)
+
+    # ---- search -----------------------------------------------------------
+
+    def search(self, state: Any, *, playouts: int | None = None, seconds: float | None = None) -> SearchInfo:
+        """Search ``state`` (a :class:`fuseki.go.GameState`) for ``playouts`` simulations or
+        ``seconds`` of wall time (whichever comes first; at least one must be given).
+        """
+        if playouts is None and seconds is None:
+            raise ValueError("give playouts or seconds (or both)")
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"playouts must be at least 1, got {playouts}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        if state.is_over():
+            raise ValueError("the game is over: there is nothing to search")
+        size = state.size
+        self._scratch(size)
+        self._reuse(state)
+        root = state._buf
+        prm = self.config.params(state.rules.komi, size)
+        self._owner[:] = 0.0
+        reused = int(self._tf[0, T.F_N])
+        start = time.perf_counter()
+        done = 0
+        if self._ti[0, T.T_FIRST] < 0:
+            T.expand(root.copy(), self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist)
+        self._ban_root_moves(state)
+        batch = 16
+        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner)
+        while True:
+            want = batch if playouts is None else min(batch, playouts - done)
+            if want <= 0:
+                break
+            if self._th[0] + (size * size + 1) * 2 >= self._ti.shape[0]:
+                # Full: keep searching without growing (leaves stay leaves).
+                pass
+            t0 = time.perf_counter()
+            T.run_simulations(root, self._work, self._ti, self._tf, self._th, prm, want, *args)
+            done += want
+            now = time.perf_counter()
+            if seconds is not None:
+                if now - start >= seconds:
+                    break
+                # Aim at about 20 ms per call: time checks stay cheap, limits stay sharp.
+                per = (now - t0) / want
+                left = seconds - (now - start)
+                batch = max(1, min(int(0.02 / max(per, 1e-7)), int(left / max(per, 1e-7)) + 1, 4096))
+            else:
+                batch = min(batch * 2, 4096)
+        elapsed = time.perf_counter() - start
+        return self._report(state, done, elapsed, reused)
+
+    def _report(self, state: Any, done: int, elapsed: float, reused: int) -> SearchInfo:
+        size = state.size
+        first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
+        children: list[ChildInfo] = []
+        best, best_n = size * size, -1.0
+        for j in range(first, first + k):
+            m = int(self._ti[j, T.T_MOVE])
+            if m < 0:
+                continue
+            n, w, pn, pw, an, aw = (float(x) for x in self._tf[j])
+            children.append(
+                ChildInfo(
+                    move=m,
+                    visits=int(n),
+                    winrate=w / n if n > 0 else math.nan,
+                    prior=pw / pn if pn > 0 else math.nan,
+                    amaf_visits=int(an),
+                    amaf_winrate=aw / an if an > 0 else math.nan,
+                )
+            )
+            if n > best_n:
+                best, best_n = m, n
+        children.sort(key=lambda c: -c.visits)
+        winrate = next((c.winrate for c in children if c.move == best), math.nan)
+        w = size + 2
+        owner = self._owner.reshape(w, w)[1:-1, 1:-1].reshape(-1) / max(done, 1)
+        return SearchInfo(
+            move=best,
+            winrate=winrate,
+            playouts=done,
+            seconds=elapsed,
+            tree_nodes=int(self._th[0]),
+            reused_visits=reused,
+            children=children,
+            ownership=owner.astype(np.float32),
+        )
+
+    def clear(self) -> None:
+        """Forget the tree (for example after ``clear_board``)."""
+        self._reset_tree()

@@ -1,0 +1,516 @@
+"""The Go MCTS tree in flat arrays, and the simulation loop, as Numba kernels.
+
+Why flat arrays: a tree of Python objects costs a microsecond or more per
+node visit, which alone would cap a search at a few thousand playouts per
+second. Here a node is one row of two arrays, children are a contiguous
+block of rows, and a whole simulation (descent, expansion, playout,
+backup) runs in one kernel call:
+
+``ti[node]`` (int32)
+    ``T_MOVE`` the move into the node (unpadded index, ``N*N`` = pass; a
+    negative value ``-1 - move`` marks a child the root may not play, such as
+    a superko violation), ``T_FIRST`` its first child's row (-1 while
+    unexpanded), ``T_NCHILD`` how many children.
+``tf[node]`` (float32)
+    ``F_N``/``F_W`` real visits and wins, ``F_PN``/``F_PW`` prior visits and
+    wins (virtual experience from heuristics, as in Michi and Fuego),
+    ``F_AN``/``F_AW`` AMAF (all-moves-as-first) visits and wins for RAVE.
+    Wins are counted for the player who made the move into the node.
+``th[0]``
+    rows in use. The root is row 0.
+
+Selection (Michi's, after Gelly and Silver 2007) maximises::
+
+    value = (W + PW) / (N + PN)
+    beta  = AN / (AN + N + PN + (N + PN) * AN / rave_equiv)
+    score = beta * AW / AN + (1 - beta) * value  [+ c * sqrt(ln N_parent / (N + PN))]
+
+with no exploration term by default: the priors and RAVE do that job. With
+``c > 0`` and no priors or RAVE it is plain UCT (an unvisited child first).
+
+Below the root, moves follow the simple ko rule; the root's children are
+filtered against the game's real ko rule by the Python driver.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from fuseki.go.kernels import (
+    B_ENB,
+    B_HEAD,
+    B_NEXT,
+    B_SIZE,
+    BLACK,
+    EMPTY,
+    META,
+    M_KO,
+    M_LAST,
+    M_MOVENUM,
+    M_N,
+    M_NEMPTY,
+    M_NLEGAL,
+    M_NP,
+    M_PASSES,
+    M_TOMOVE,
+    M_W,
+    NBLOCKS,
+    OK,
+    WHITE,
+    _PAD,
+    _UNPAD,
+    _is_eye,
+    _legal_code_slow,
+    _place,
+    area_score,
+)
+from fuseki.search.playouts import (
+    _atari_liberty,
+    atari_moves,
+    heavy_playout,
+    light_playout,
+    pat3_match,
+    playout_score,
+    self_atari,
+)
+
+T_MOVE, T_FIRST, T_NCHILD = 0, 1, 2
+F_N, F_W, F_PN, F_PW, F_AN, F_AW = 0, 1, 2, 3, 4, 5
+
+# Parameter slots (a float64 array, so that one compiled kernel serves every setting).
+P_EXPAND = 0  # visits before a leaf is expanded
+P_RAVE_EQUIV = 1
+P_C = 2  # UCB exploration constant (0 = none)
+P_KOMI = 3
+P_CAPTURE = 4  # playout: probability of trying the capture/atari heuristic
+P_PAT3 = 5  # playout: probability of trying 3x3 patterns
+P_SA = 6  # playout: probability of rejecting a self-atari heuristic move
+P_SA_RANDOM = 7  # playout: probability of rejecting a self-atari random move
+P_MAXMOVES = 8  # playout length limit
+P_RAVE = 9  # 1 = use AMAF statistics in selection
+P_PRIORS = 10  # 1 = heuristic priors in new nodes
+P_POLICY = 11  # 0 = the book's light playout, 1 = heavy
+P_PRIOR_EVEN = 12
+P_PRIOR_CAPTURE_ONE = 13
+P_PRIOR_CAPTURE_MANY = 14
+P_PRIOR_PAT3 = 15
+P_PRIOR_SELFATARI = 16
+P_PRIOR_CFG1 = 17
+P_PRIOR_CFG2 = 18
+P_PRIOR_CFG3 = 19
+P_PRIOR_EMPTYAREA = 20
+NPARAMS = 21
+
+MAX_DEPTH = 1024  # longest tree path a simulation may take
+
+
+@njit(cache=True)
+def _cfg_distances(buf: np.ndarray, start: int, dist: np.ndarray, stack: np.ndarray) -> None:
+    """Common-fate-graph distance from padded ``start`` to every point (-1 = far).
+
+    Stones of one string are one node: stepping within a string costs 0,
+    any other step 1 (Michi's ``cfg_distances``, a label-correcting fill).
+    """
+    np_ = buf[M_NP]
+    w = buf[M_W]
+    for q in range(np_):
+        dist[q] = -1
+    dist[start] = 0
+    top = 0
+    stack[top] = start
+    top += 1
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        dc = dist[c]
+        bc = buf[META + c]
+        for d in (c - w, c + w, c - 1, c + 1):
+            b = buf[META + d]
+            if b == 3:
+                continue
+            old = dist[d]
+            if 0 <= old <= dc:
+                continue
+            nd = dc if (b != EMPTY and b == bc) else dc + 1
+            if old < 0 or old > nd:
+                dist[d] = nd
+                if nd < 4 and top < stack.shape[0]:
+                    stack[top] = d
+                    top += 1
+
+
+@njit(cache=True)
+def _empty_area(buf: np.ndarray, q: int, radius: int) -> bool:
+    """No stone within Manhattan distance ``radius`` of padded ``q``."""
+    n = buf[M_N]
+    w = buf[M_W]
+    r0 = q // w - 1
+    c0 = q % w - 1
+    for dr in range(-radius, radius + 1):
+        r = r0 + dr
+        if r < 0 or r >= n:
+            continue
+        span = radius - abs(dr)
+        for dc in range(-span, span + 1):
+            c = c0 + dc
+            if c < 0 or c >= n:
+                continue
+            b = buf[META + (r + 1) * w + c + 1]
+            if b == BLACK or b == WHITE:
+                return False
+    return True
+
+
+@njit(cache=True)
+def expand(
+    buf: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    th: np.ndarray,
+    node: int,
+    prm: np.ndarray,
+    pn_add: np.ndarray,
+    pw_add: np.ndarray,
+    cand: np.ndarray,
+    dist: np.ndarray,
+) -> bool:
+    """Give ``node`` (whose position is ``buf``) its children; False when the tree is full.
+
+    Children are the legal moves that fill no own eye, in random order, and
+    pass. Priors (Michi's): every move starts at ``prior_even`` visits with
+    half of them won; capture and atari-escape moves, pattern moves and moves
+    close to the last one (common-fate-graph distance 1-3) get extra won
+    visits; self-atari and first/second-line moves far from any stone get
+    extra lost ones; third-line moves there get won ones.
+    """
+    n = buf[M_N]
+    w = buf[M_W]
+    np_ = buf[M_NP]
+    n2 = n * n
+    color = buf[M_TOMOVE]
+    e0 = META + NBLOCKS * np_
+    ne = buf[M_NEMPTY]
+    first = th[0]
+    if first + ne + 1 > ti.shape[0]:
+        return False
+    even = prm[P_PRIOR_EVEN]
+    priors = prm[P_PRIORS] != 0.0
+    if priors:
+        for q in range(np_):
+            pn_add[q] = 0.0
+            pw_add[q] = 0.0
+        # Strings in atari: captures, counter-captures and escapes.
+        for q in range(np_):
+            b = buf[META + q]
+            if (b == BLACK or b == WHITE) and buf[META + B_HEAD * np_ + q] == q:
+                if _atari_liberty(buf, np_, q) >= 0:
+                    bonus = prm[P_PRIOR_CAPTURE_MANY] if buf[META + B_SIZE * np_ + q] > 1 else prm[P_PRIOR_CAPTURE_ONE]
+                    k = atari_moves(buf, q, color, cand, 0)
+                    for j in range(k):
+                        pn_add[cand[j]] += bonus
+                        pw_add[cand[j]] += bonus
+        last = buf[M_LAST]
+        have_cfg = 0 <= last < n2
+        if have_cfg:
+            _cfg_distances(buf, _PAD[n, last], dist, cand)
+    k = 0
+    enb = META + B_ENB * np_
+    for e in range(ne):
+        q = buf[e0 + e]
+        if q == buf[M_KO]:
+            continue
+        if buf[enb + q] == 0:
+            if _legal_code_slow(buf, q, color) != OK or _is_eye(buf, q, color):
+                continue
+        row = first + k
+        k += 1
+        ti[row, T_MOVE] = _UNPAD[n, q]
+        ti[row, T_FIRST] = -1
+        ti[row, T_NCHILD] = 0
+        pn = even
+        pw = even * 0.5
+        if priors:
+            pn += pn_add[q]
+            pw += pw_add[q]
+            if pat3_match(buf, q):
+                pn += prm[P_PRIOR_PAT3]
+                pw += prm[P_PRIOR_PAT3]
+            if have_cfg:
+                d = dist[q]
+                if d == 1:
+                    pn += prm[P_PRIOR_CFG1]
+                    pw += prm[P_PRIOR_CFG1]
+                elif d == 2:
+                    pn += prm[P_PRIOR_CFG2]
+                    pw += prm[P_PRIOR_CFG2]
+                elif d == 3:
+                    pn += prm[P_PRIOR_CFG3]
+                    pw += prm[P_PRIOR_CFG3]
+            r = q // w - 1
+            c = q % w - 1
+            height = min(min(r, c), min(n - 1 - r, n - 1 - c))
+            if height <= 2 and _empty_area(buf, q, 3):
+                pn += prm[P_PRIOR_EMPTYAREA]
+                if height == 2:
+                    pw += prm[P_PRIOR_EMPTYAREA]
+            if self_atari(buf, q, color):
+                pn += prm[P_PRIOR_SELFATARI]
+        tf[row, F_N] = 0.0
+        tf[row, F_W] = 0.0
+        tf[row, F_PN] = pn
+        tf[row, F_PW] = pw
+        tf[row, F_AN] = 0.0
+        tf[row, F_AW] = 0.0
+    # Shuffle, so that ties in selection go to a random child.
+    for j in range(k - 1, 0, -1):
+        i = np.random.randint(j + 1)
+        a = first + i
+        b = first + j
+        for f in range(3):
+            t = ti[a, f]
+            ti[a, f] = ti[b, f]
+            ti[b, f] = t
+        for f in range(6):
+            t2 = tf[a, f]
+            tf[a, f] = tf[b, f]
+            tf[b, f] = t2
+    # Pass, last. It starts as a loss (it rarely helps before the end) unless
+    # the opponent just passed or nothing else is left.
+    row = first + k
+    k += 1
+    ti[row, T_MOVE] = n2
+    ti[row, T_FIRST] = -1
+    ti[row, T_NCHILD] = 0
+    tf[row, F_N] = 0.0
+    tf[row, F_W] = 0.0
+    tf[row, F_PN] = even
+    tf[row, F_PW] = even * 0.5 if (buf[M_PASSES] > 0 or k == 1) else 0.0
+    tf[row, F_AN] = 0.0
+    tf[row, F_AW] = 0.0
+    ti[node, T_FIRST] = first
+    ti[node, T_NCHILD] = k
+    th[0] = first + k
+    return True
+
+
+@njit(cache=True, inline="always")
+def _select(ti: np.ndarray, tf: np.ndarray, node: int, prm: np.ndarray) -> int:
+    """The child of ``node`` with the highest (RAVE-blended, optionally UCB) value."""
+    first = ti[node, T_FIRST]
+    rave = prm[P_RAVE] != 0.0
+    equiv = prm[P_RAVE_EQUIV]
+    cexp = prm[P_C]
+    logn = math.log(tf[node, F_N] + 1.0) if cexp > 0.0 else 0.0
+    best = -1
+    best_u = -1e30
+    for j in range(first, first + ti[node, T_NCHILD]):
+        if ti[j, T_MOVE] < 0:
+            continue
+        v = tf[j, F_N] + tf[j, F_PN]
+        if v <= 0.0:
+            u = 1e10  # plain UCT: every child once before any twice
+        else:
+            u = (tf[j, F_W] + tf[j, F_PW]) / v
+            an = tf[j, F_AN]
+            if rave and an > 0.0:
+                beta = an / (an + v + v * an / equiv)
+                u = beta * tf[j, F_AW] / an + (1.0 - beta) * u
+            if cexp > 0.0:
+                u += cexp * math.sqrt(logn / v)
+        if u > best_u:
+            best_u = u
+            best = j
+    return best
+
+
+@njit(cache=True)
+def run_simulations(
+    root: np.ndarray,
+    work: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    th: np.ndarray,
+    prm: np.ndarray,
+    count: int,
+    amaf: np.ndarray,
+    path: np.ndarray,
+    cand: np.ndarray,
+    pn_add: np.ndarray,
+    pw_add: np.ndarray,
+    dist: np.ndarray,
+    owner: np.ndarray,
+) -> int:
+    """Run ``count`` simulations from position ``root`` on the tree; return how many ran.
+
+    Each one copies the root into ``work``, descends by :func:`_select`
+    (expanding a leaf once it has ``P_EXPAND`` visits), finishes the game with
+    a playout, scores it by area against komi, and backs the result up the
+    path, updating the AMAF statistics of every sibling whose move the
+    player to move played first later in the simulation. ``owner[q]`` adds
+    +1 when Black owns padded point ``q`` at the end and -1 for White.
+
+    AMAF entries are ``(step << 2) | colour`` of the first play at a point,
+    so that a node at depth d counts only moves made at step d or later.
+    """
+    n = root[M_N]
+    n2 = n * n
+    np_ = root[M_NP]
+    length = root.shape[0]
+    root_color = root[M_TOMOVE]
+    komi = prm[P_KOMI]
+    heavy = prm[P_POLICY] != 0.0
+    expand_at = prm[P_EXPAND]
+    for sim in range(count):
+        for i in range(length):
+            work[i] = root[i]
+        for q in range(np_):
+            amaf[q] = 0
+        node = 0
+        depth = 0
+        path[0] = 0
+        prev = -1  # padded point of the move before the last (for the playout)
+        while True:
+            if work[M_PASSES] >= 2:
+                break
+            if ti[node, T_FIRST] < 0:
+                if node != 0 and tf[node, F_N] < expand_at:
+                    break
+                if not expand(work, ti, tf, th, node, prm, pn_add, pw_add, cand, dist):
+                    break
+            if depth + 1 >= path.shape[0]:
+                break
+            child = _select(ti, tf, node, prm)
+            if child < 0:
+                break
+            m = ti[child, T_MOVE]
+            color = work[M_TOMOVE]
+            lp = work[M_LAST]
+            prev = _PAD[n, lp] if 0 <= lp < n2 else -1
+            if m == n2:
+                work[M_PASSES] += 1
+                work[M_KO] = -1
+            else:
+                q = _PAD[n, m]
+                if amaf[q] == 0:
+                    amaf[q] = (depth << 2) | color
+                _place(work, q, color)
+                work[M_PASSES] = 0
+            work[M_LAST] = m
+            work[M_TOMOVE] = 3 - color
+            work[M_MOVENUM] += 1
+            depth += 1
+            path[depth] = child
+            node = child
+        if work[M_PASSES] >= 2:
+            work[M_NLEGAL] = -1
+            diff = area_score(work)
+        else:
+            budget = int(prm[P_MAXMOVES]) - depth
+            if budget < 1:
+                budget = 1
+            if heavy:
+                heavy_playout(
+                    work, budget, amaf, prev, prm[P_CAPTURE], prm[P_PAT3], prm[P_SA], prm[P_SA_RANDOM], cand, depth
+                )
+            else:
+                light_playout(work, budget, amaf, depth)
+            diff = playout_score(work)
+        if diff > komi:
+            black_result = 1.0
+        elif diff < komi:
+            black_result = 0.0
+        else:
+            black_result = 0.5
+        # Ownership at the end of the simulation.
+        w = work[M_W]
+        for r in range(n):
+            q = (r + 1) * w + 1
+            for _ in range(n):
+                b = work[META + q]
+                if b == BLACK:
+                    owner[q] += 1.0
+                elif b == WHITE:
+                    owner[q] -= 1.0
+                else:
+                    seen = 0
+                    for d in (q - w, q + w, q - 1, q + 1):
+                        v = work[META + d]
+                        if v == BLACK or v == WHITE:
+                            seen |= v
+                    if seen == BLACK:
+                        owner[q] += 1.0
+                    elif seen == WHITE:
+                        owner[q] -= 1.0
+                q += 1
+        # Back up along the path. The mover into path[d] is the player to move at depth d-1.
+        use_rave = prm[P_RAVE] != 0.0
+        for d in range(depth + 1):
+            nd = path[d]
+            to_move = root_color if d % 2 == 0 else 3 - root_color
+            mover = 3 - to_move
+            tf[nd, F_N] += 1.0
+            tf[nd, F_W] += black_result if mover == BLACK else 1.0 - black_result
+            if use_rave and ti[nd, T_FIRST] >= 0:
+                res = black_result if to_move == BLACK else 1.0 - black_result
+                first = ti[nd, T_FIRST]
+                for j in range(first, first + ti[nd, T_NCHILD]):
+                    mv = ti[j, T_MOVE]
+                    if mv < 0 or mv >= n2:
+                        continue
+                    a = amaf[_PAD[n, mv]]
+                    if a != 0 and (a & 3) == to_move and (a >> 2) >= d:
+                        tf[j, F_AN] += 1.0
+                        tf[j, F_AW] += res
+    return count
+
+
+@njit(cache=True)
+def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2: np.ndarray, queue: np.ndarray) -> int:
+    """Copy the subtree under ``new_root`` into ``ti2``/``tf2`` with it at row 0 (tree reuse).
+
+    Breadth-first, so each node's children stay one contiguous block.
+    Returns the number of rows used.
+    """
+    for f in range(3):
+        ti2[0, f] = ti[new_root, f]
+    for f in range(6):
+        tf2[0, f] = tf[new_root, f]
+    ti2[0, T_FIRST] = -1
+    ti2[0, T_NCHILD] = 0
+    used = 1
+    head = 0
+    tail = 0
+    queue[tail] = new_root
+    tail += 1
+    dst = np.empty(queue.shape[0], dtype=np.int64)
+    dst[0] = 0
+    while head < tail:
+        src = queue[head]
+        at = dst[head]
+        head += 1
+        first = ti[src, T_FIRST]
+        k = ti[src, T_NCHILD]
+        if first < 0 or k == 0:
+            continue
+        if used + k > ti2.shape[0]:
+            continue
+        ti2[at, T_FIRST] = used
+        ti2[at, T_NCHILD] = k
+        for j in range(k):
+            s = first + j
+            r = used + j
+            for f in range(3):
+                ti2[r, f] = ti[s, f]
+            for f in range(6):
+                tf2[r, f] = tf[s, f]
+            ti2[r, T_FIRST] = -1
+            ti2[r, T_NCHILD] = 0
+            if ti[s, T_FIRST] >= 0 and tail < queue.shape[0]:
+                queue[tail] = s
+                dst[tail] = r
+                tail += 1
+        used += k
+    return used
