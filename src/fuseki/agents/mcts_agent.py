@@ -10,9 +10,11 @@ Two names in the registry:
 Both stop at ``playouts`` simulations or ``seconds`` of thinking, whichever
 comes first; with neither, ``playouts`` defaults to 10,000. The agent
 resigns when the chosen move's win rate is below ``resign_below`` (the book
-suggests about 10 %), and passes when the search prefers passing, which it
-does once the game is decided or only own-eye moves are left: it needs no
-outside termination rule (``self_terminating``).
+suggests about 10 %). It passes when the search prefers passing (after the
+opponent's pass, when passing wins, or when only own-eye moves are left),
+and when the board is settled in its favour (``pass_when_settled``: every
+point owned by one side in most playouts, and that count wins). So it needs
+no outside termination rule (``self_terminating``).
 
 >>> from fuseki.go import GameState
 >>> bot = MCTSAgent(playouts=300, seed=1)
@@ -53,6 +55,8 @@ class MCTSAgent:
         config: MCTSConfig | None = None,
         resign_below: float | None = 0.1,
         min_resign_moves: int | None = None,
+        pass_when_settled: bool = True,
+        settled: float = 0.8,
         seed: int | None = None,
         name: str = "mcts",
     ) -> None:
@@ -72,8 +76,12 @@ class MCTSAgent:
         if seed is not None:
             config = MCTSConfig(**{**config.__dict__, "seed": int(seed)})
         self.engine = GoMCTS(config)
+        if not 0.0 < settled <= 1.0:
+            raise ValueError(f"settled must be in (0, 1], got {settled!r}")
         self.resign_below = resign_below
         self.min_resign_moves = min_resign_moves
+        self.pass_when_settled = pass_when_settled
+        self.settled = settled
         self.name = name
         #: The last search's result (None before the first move).
         self.last_info: SearchInfo | None = None
@@ -88,9 +96,31 @@ class MCTSAgent:
         n = state.size
         if self._should_resign(state, info):
             return Move.resign()
-        if info.move == n * n:
+        if info.move == n * n or (self.pass_when_settled and self._pass_is_safe(state, info)):
             return Move.pass_turn()
         return Move.play(Point(info.move // n, info.move % n))
+
+    def _pass_is_safe(self, state: Any, info: SearchInfo) -> bool:
+        """The board is settled and the player to move wins it as it stands.
+
+        Under area scoring a move inside settled territory changes nothing,
+        so an engine that plays on merely drags the game out (and a tree
+        search sees no difference between such moves and passing: every one
+        wins). After Pachi's "pass is safe" test: every point must be owned by
+        one side in at least ``settled`` of the playouts, and the count of
+        points by that ownership, against komi, must be a win. Stones owned
+        by the opponent that often are counted as dead.
+        """
+        import numpy as np
+
+        if math.isnan(info.winrate) or info.winrate < 0.5:
+            return False
+        own = info.ownership
+        if own.size == 0 or float(np.min(np.abs(own))) < self.settled:
+            return False
+        black_margin = float(np.sum(np.sign(own))) - state.rules.komi
+        mine = black_margin if state.next_player.name == "BLACK" else -black_margin
+        return mine > 0
 
     def _should_resign(self, state: Any, info: SearchInfo) -> bool:
         if self.resign_below is None or math.isnan(info.winrate):
@@ -136,12 +166,43 @@ def make_mcts(
     rave: bool = True,
     priors: bool = True,
     reuse: bool = True,
+    p_capture: float = 0.9,
+    p_pat3: float = 0.95,
+    c: float | None = None,
+    expand_visits: int = 8,
+    pass_when_settled: bool = True,
 ) -> MCTSAgent:
-    """The registry's ``mcts``: the strong configuration, each part switchable for ablations."""
+    """The registry's ``mcts``: the strong configuration, each part switchable for ablations.
+
+    ``c`` defaults to 0 (priors and RAVE explore) and to 1.0 when both are off.
+    ``p_capture``/``p_pat3`` only matter for the heavy policy.
+    """
     from fuseki.search.gomcts import MCTSConfig
 
-    config = MCTSConfig(policy=policy, rave=rave, priors=priors, reuse=reuse, c=0.0 if (rave or priors) else 1.0)
-    return MCTSAgent(playouts, seconds, config=config, resign_below=resign_below, seed=seed, name="mcts")
+    if c is None:
+        c = 0.0 if (rave or priors) else 1.0
+    for label, p in (("p_capture", p_capture), ("p_pat3", p_pat3)):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{label} must be in [0, 1], got {p!r}")
+    config = MCTSConfig(
+        policy=policy,
+        rave=rave,
+        priors=priors,
+        reuse=reuse,
+        c=c,
+        p_capture=p_capture,
+        p_pat3=p_pat3,
+        expand_visits=expand_visits,
+    )
+    return MCTSAgent(
+        playouts,
+        seconds,
+        config=config,
+        resign_below=resign_below,
+        pass_when_settled=pass_when_settled,
+        seed=seed,
+        name="mcts",
+    )
 
 
 def make_mcts_book(

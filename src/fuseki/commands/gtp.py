@@ -39,10 +39,91 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--never-resign", action="store_true", help="never resign")
     parser.add_argument(
+        "--log",
+        default=None,
+        metavar="FILE",
+        help="append one JSON line per generated move: the move and, for search bots, playouts, time, win rate",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an agent option, e.g. --set policy=light --set rave=false (repeatable; see docs/mcts.md)",
+    )
+    parser.add_argument(
         "--no-pass-back",
         action="store_true",
         help="do not pass after the opponent's pass even when passing wins",
     )
+
+
+def parse_settings(items: list[str]) -> dict[str, object]:
+    """``["policy=light", "rave=false", "c=1.2"]`` -> typed agent options.
+
+    Values are read as booleans (true/false/yes/no/on/off), integers, floats,
+    ``none``, or else kept as text; the agent's factory checks names and
+    ranges.
+    """
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise UserError(f"--set expects KEY=VALUE, got {item!r}")
+        low = text.strip().lower()
+        value: object
+        if low in ("true", "yes", "on"):
+            value = True
+        elif low in ("false", "no", "off"):
+            value = False
+        elif low == "none":
+            value = None
+        else:
+            try:
+                value = int(low)
+            except ValueError:
+                try:
+                    value = float(low)
+                except ValueError:
+                    value = text.strip()
+        out[key] = value
+    return out
+
+
+class MoveLog:
+    """Wrap an agent and append one JSON line per move it chooses to a file.
+
+    For search agents the line carries the effort behind the move (playouts,
+    seconds, win rate), which a match's SGF files do not record; benchmarks
+    read it to report playouts per move.
+    """
+
+    def __init__(self, agent: object, path: str) -> None:
+        self.agent = agent
+        self.path = path
+        self.name = getattr(agent, "name", type(agent).__name__)
+        self.self_terminating = getattr(agent, "self_terminating", False)
+        try:
+            open(path, "a", encoding="utf-8").close()
+        except OSError as e:
+            raise UserError(f"--log {path}: {e.strerror or e}") from None
+
+    def select_move(self, state: object) -> object:
+        import json
+
+        move = self.agent.select_move(state)  # type: ignore[attr-defined]
+        entry: dict[str, object] = {"move_number": state.move_number + 1, "move": move.gtp(state.size)}  # type: ignore[attr-defined]
+        info = getattr(self.agent, "last_info", None)
+        if info is not None:
+            entry.update(playouts=info.playouts, seconds=round(info.seconds, 3), winrate=round(info.winrate, 4))
+            entry.update(reused=info.reused_visits, nodes=info.tree_nodes)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(entry) + "\n")
+        return move
+
+    def __getattr__(self, name: str) -> object:  # analyze, reset, ... of the wrapped agent
+        return getattr(self.agent, name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,8 +142,17 @@ def run(args: argparse.Namespace) -> int:
     # Termination (spec B5): pass back when the opponent passed and passing
     # does not lose; resign below a win estimate. Controllers such as KGS
     # and gtp2ogs expect an engine to end its games.
+    from fuseki.agents import agent_options
+
+    options = parse_settings(args.set)
+    if "resign_below" in (agent_options(args.bot) or ()) and "resign_below" not in options:
+        # A search agent resigns on its own win rate; --never-resign means a threshold of 0.
+        options["resign_below"] = 0.0 if args.never_resign else args.resign_below
+    bot = build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds, **options)
+    if args.log is not None:
+        bot = MoveLog(bot, args.log)
     agent = Terminating(
-        build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds),
+        bot,
         resign_below=None if args.never_resign else args.resign_below,
         pass_when_ahead=not args.no_pass_back,
     )

@@ -114,17 +114,23 @@ def _libs_after(buf: np.ndarray, q: int, color: int, limit: int) -> int:
     form by playing at ``q``, after its captures; ``q`` itself is not counted.
 
     Walks the friendly neighbour strings only when the cheap tests cannot
-    decide, so the common case costs a few loads.
+    decide, so the common case costs a few loads. Points of captured stones
+    count as liberties wherever they touch the new string.
     """
     np_ = buf[M_NP]
     w = buf[M_W]
     opp = 3 - color
+    head = META + B_HEAD * np_
     l0 = -1
     l1 = -1
     count = 0
+    captures = False
     for n in (q - w, q + w, q - 1, q + 1):
         b = buf[META + n]
-        if b == EMPTY or (b == opp and _atari_liberty(buf, np_, buf[META + B_HEAD * np_ + n]) == q):
+        takes = b == opp and _atari_liberty(buf, np_, buf[head + n]) == q
+        if takes:
+            captures = True
+        if b == EMPTY or takes:
             # An empty neighbour, or an enemy stone this move captures: a liberty.
             if n != l0 and n != l1:
                 if count == 0:
@@ -137,11 +143,16 @@ def _libs_after(buf: np.ndarray, q: int, color: int, limit: int) -> int:
     for n in (q - w, q + w, q - 1, q + 1):
         if buf[META + n] != color:
             continue
-        root = buf[META + B_HEAD * np_ + n]
+        root = buf[head + n]
+        if not captures and _atari_liberty(buf, np_, root) == q:
+            continue  # its only liberty is q and nothing is captured: nothing to add
         s = root
         while True:
             for m in (s - w, s + w, s - 1, s + 1):
-                if m != q and buf[META + m] == EMPTY and m != l0 and m != l1:
+                if m == q or m == l0 or m == l1:
+                    continue
+                b = buf[META + m]
+                if b == EMPTY or (captures and b == opp and _atari_liberty(buf, np_, buf[head + m]) == q):
                     if count == 0:
                         l0 = m
                     else:

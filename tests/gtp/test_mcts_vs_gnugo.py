@@ -1,0 +1,47 @@
+"""The cheap CI version of issue 5's strength benchmark: MCTS against GNU Go level 1.
+
+The full benchmark (5 s per move against ``--level 10``, 100 games) lives in
+``benchmarks/results/mcts_vs_gnugo10_9x9``; here a fixed playout budget keeps
+the games short and the result independent of the machine's speed.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuseki.cli import main
+from fuseki.go.sgf import load_sgf
+
+
+def _gnugo() -> str | None:
+    return shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
+
+
+@pytest.mark.gnugo
+@pytest.mark.skipif(_gnugo() is None, reason="GNU Go is not installed")
+def test_mcts_beats_gnugo_level_1_in_most_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Four games, colours alternating: MCTS with 3,000 playouts per move must win at least three."""
+    out = tmp_path / "games"
+    log = tmp_path / "moves.jsonl"
+    ours = shlex.join(
+        [sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", "--playouts", "3000", "--seed", "7", "--log", str(log)]
+    )
+    code = main(["match", ours, f"{_gnugo()} --mode gtp --level 1", "--size", "9", "--games", "4"]
+                + ["--sgf-dir", str(out), "--json"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["games"] == 4 and data["forfeits"] == 0
+    assert data["a_wins"] >= 3, data["results"]
+    # Every game ended by the rules (two passes) or by a resignation, never by the move cap.
+    for path in sorted(out.glob("game_*.sgf")):
+        record = load_sgf(path)
+        assert record.replay().is_over() or record.result.endswith("+R")
+    # The move log saw every one of our moves, each with exactly the playout budget.
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries and all(e["playouts"] == 3000 for e in entries)
