@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("fuseki.commands.bench", "measure speed, with peers side by side"),
     "verify": ("fuseki.commands.verify", "check the rules engine against GNU Go, move by move"),
     "match": ("fuseki.commands.match", "play a match between two GTP engines"),
+    "chess-search": ("fuseki.commands.chess_search", "Klein's chess searches next to his figures"),
 }
 
 
