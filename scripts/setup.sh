@@ -76,4 +76,5 @@ fi
 # --- Compile the Numba kernels once, so the first game starts at once -----------
 say "compiling the board kernels (cached for later runs)"
 "$VENV/bin/python" -m fuseki.go.warmup
+"$VENV/bin/python" -m fuseki.search.warmup
 say "done: $VENV/bin/fuseki is ready"

@@ -106,10 +106,15 @@ class MCTSAgent:
         Under area scoring a move inside settled territory changes nothing,
         so an engine that plays on merely drags the game out (and a tree
         search sees no difference between such moves and passing: every one
-        wins). After Pachi's "pass is safe" test: every point must be owned by
-        one side in at least ``settled`` of the playouts, and the count of
-        points by that ownership, against komi, must be a win. Stones owned
-        by the opponent that often are counted as dead.
+        wins). After Pachi's "pass is safe" test, two conditions:
+
+        - every point is owned by one side in at least ``settled`` of the
+          playouts (no dame, no open fight), and
+        - the board as it stands, every stone counted alive, wins by area
+          against komi. Dead enemy stones are therefore captured before the
+          agent passes (free under area scoring), and an opponent that plays
+          on inside our area (a random bot never passes) gets answered
+          instead of ignored.
         """
         import numpy as np
 
@@ -118,9 +123,8 @@ class MCTSAgent:
         own = info.ownership
         if own.size == 0 or float(np.min(np.abs(own))) < self.settled:
             return False
-        black_margin = float(np.sum(np.sign(own))) - state.rules.komi
-        mine = black_margin if state.next_player.name == "BLACK" else -black_margin
-        return mine > 0
+        score = state.score(dead=np.zeros((state.size, state.size), dtype=bool))
+        return score.winner is state.next_player
 
     def _should_resign(self, state: Any, info: SearchInfo) -> bool:
         if self.resign_below is None or math.isnan(info.winrate):

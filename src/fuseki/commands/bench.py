@@ -1,9 +1,10 @@
-"""Measure speed, with peers side by side (benchmarks: rules).
+"""Measure speed, with peers side by side (benchmarks: rules, mcts).
 
 ::
 
     fuseki bench rules --size 9 --json            # ~15 s: ours and the peers, 3 s each
     fuseki bench rules --size 19 --repeats 5 --save
+    fuseki bench mcts --size 9 --json             # ~15 s: three MCTS configurations and dlgo's MCTSAgent
 
 ``rules`` plays uniform-random games (pass included, at most 2 x area plies)
 through the Python API (simple ko, and again under positional superko), inside
@@ -12,6 +13,14 @@ second and the ratios. ``--jit`` adds the Numba start-up cost (cold and cached,
 in fresh processes, ~20 s); ``--breakdown`` adds the cost of each step of a
 ply. Both are on by default when the result is written (``--save``/``--out``).
 With ``--json`` the last line printed is the result as one JSON object.
+
+``mcts`` searches the empty board on one core with a fresh engine per round:
+our default (strong) configuration, the light playout and the book's plain
+UCT, each for ``--seconds``, and dlgo's pure-Python ``MCTSAgent`` for
+``--rounds`` rounds, and prints playouts per second and the ratios. ``--jit``
+(on with ``--save``/``--out``) adds the start-up of a first search in a fresh
+process with the Numba cache warm (~2 s); ``--jit-cold`` adds it with an empty
+cache (~20-30 s).
 """
 
 from __future__ import annotations
@@ -26,9 +35,16 @@ from typing import Any
 from fuseki.cli import UserError
 
 #: Benchmark name -> module in fuseki.bench.
-BENCHMARKS = {"rules": "fuseki.bench.rules"}
+BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts"}
 
 PEER_NAMES = ("openspiel", "dlgo")
+
+#: The peers each benchmark knows (the first is the default list).
+BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",)}
+
+#: dlgo's MCTS rounds per round of ``bench mcts`` (about 1-3 s on 9x9).
+DEFAULT_ROUNDS = 300
+MAX_ROUNDS = 1_000_000
 
 # The board sizes that fuseki.go.coords accepts (MIN_SIZE, MAX_SIZE), repeated
 # here so that a bad flag is reported without importing Numba.
@@ -47,24 +63,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rounds; the contenders take turns and the median is reported (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     peers = parser.add_mutually_exclusive_group()
-    peers.add_argument("--peers", default=",".join(PEER_NAMES),
-                       help="comma-separated peers to run beside ours (default openspiel,dlgo)")
+    peers.add_argument("--peers", default=None,
+                       help="comma-separated peers to run beside ours (default: openspiel,dlgo for rules, dlgo for mcts)")
     peers.add_argument("--no-peers", dest="peers", action="store_const", const="", help="measure only fuseki")
     parser.add_argument("--jit", action=argparse.BooleanOptionalAction, default=None,
                         help="measure the Numba start-up, cold and cached (~20 s; default: on with --save/--out)")
     parser.add_argument("--breakdown", action=argparse.BooleanOptionalAction, default=None,
-                        help="time each step of a ply (default: on with --save/--out)")
+                        help="rules: time each step of a ply (default: on with --save/--out)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help=f"mcts: dlgo's MCTS rounds per round (default {DEFAULT_ROUNDS})")
+    parser.add_argument("--jit-cold", action="store_true",
+                        help="mcts: also measure the start-up with an empty Numba cache (~20-30 s)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", metavar="FILE", help="write the result as JSON to FILE")
     parser.add_argument("--save", action="store_true",
-                        help="write the result to benchmarks/results/rules_SIZE.json in the checkout")
+                        help="write the result to benchmarks/results/NAME_SIZE.json in the checkout")
 
 
-def _parse_peers(text: str) -> tuple[str, ...]:
+def _parse_peers(text: str | None, benchmark: str = "rules") -> tuple[str, ...]:
+    known = BENCHMARK_PEERS[benchmark]
+    if text is None:
+        return known
     names = tuple(dict.fromkeys(p.strip().lower() for p in text.split(",") if p.strip()))
-    unknown = [p for p in names if p not in PEER_NAMES]
+    unknown = [p for p in names if p not in known]
     if unknown:
-        raise UserError(f"unknown peer {unknown[0]!r}; known: {', '.join(PEER_NAMES)}")
+        raise UserError(f"unknown peer {unknown[0]!r} for bench {benchmark}; known: {', '.join(known)}")
     return names
 
 
@@ -94,6 +117,64 @@ def canonical_command(args: argparse.Namespace, peers: tuple[str, ...], jit: boo
     return shlex.join(parts)
 
 
+def canonical_command_mcts(args: argparse.Namespace, peers: tuple[str, ...], rounds: int, jit: bool) -> str:
+    """The command line that repeats a ``bench mcts`` run, every setting spelled out."""
+    parts = ["fuseki", "bench", "mcts", "--size", str(args.size), "--seconds", f"{args.seconds:g}",
+             "--repeats", str(args.repeats), "--seed", str(args.seed), "--rounds", str(rounds)]
+    parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
+    parts.append("--jit" if jit else "--no-jit")
+    if args.jit_cold:
+        parts.append("--jit-cold")
+    if args.json:
+        parts.append("--json")
+    if args.save:
+        parts.append("--save")
+    if args.out:
+        parts += ["--out", args.out]
+    return shlex.join(parts)
+
+
+def _write(result: dict[str, Any], args: argparse.Namespace) -> None:
+    targets = []
+    if args.save:
+        targets.append(results_dir() / f"{args.benchmark}_{args.size}.json")
+    if args.out:
+        targets.append(Path(args.out))
+    for path in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"saved {path}")
+    if args.json:
+        print(json.dumps(result), flush=True)
+
+
+def _show(benchmark: str) -> Any:
+    def show(message: str) -> None:
+        print(f"fuseki bench {benchmark}: {message}", file=sys.stderr, flush=True)
+
+    return show if sys.stderr.isatty() else None
+
+
+def run_mcts(args: argparse.Namespace) -> int:
+    if args.breakdown is not None:
+        raise UserError("--breakdown applies to bench rules only")
+    rounds = DEFAULT_ROUNDS if args.rounds is None else args.rounds
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise UserError(f"--rounds must be from 1 to {MAX_ROUNDS}, got {rounds}")
+    peers = _parse_peers(args.peers, "mcts")
+    jit = bool(args.save or args.out) if args.jit is None else args.jit
+
+    from fuseki.bench import mcts as bench_mcts
+
+    config = bench_mcts.Config(size=args.size, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
+                               rounds=rounds, peers=peers, jit=jit, jit_cold=args.jit_cold)
+    result: dict[str, Any] = bench_mcts.run(config, _show("mcts"))
+    result["command"] = canonical_command_mcts(args, peers, rounds, jit)
+    print(bench_mcts.format_report(result))
+    _write(result, args)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.benchmark not in BENCHMARKS:
         raise UserError(f"unknown benchmark {args.benchmark!r}; known: {', '.join(BENCHMARKS)}")
@@ -103,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
     if not 1 <= args.repeats <= MAX_REPEATS:
         raise UserError(f"--repeats must be from 1 to {MAX_REPEATS}, got {args.repeats}")
+    if args.benchmark == "mcts":
+        return run_mcts(args)
+    if args.rounds is not None or args.jit_cold:
+        raise UserError(f"{'--rounds' if args.rounds is not None else '--jit-cold'} applies to bench mcts only")
     peers = _parse_peers(args.peers)
     writes = bool(args.save or args.out)
     jit = writes if args.jit is None else args.jit
@@ -112,22 +197,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = bench_rules.Config(size=args.size, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
                                 peers=peers, jit=jit, breakdown=breakdown)
-    def show(message: str) -> None:
-        print(f"fuseki bench rules: {message}", file=sys.stderr, flush=True)
-
-    result: dict[str, Any] = bench_rules.run(config, show if sys.stderr.isatty() else None)
+    result: dict[str, Any] = bench_rules.run(config, _show("rules"))
     result["command"] = canonical_command(args, peers, jit, breakdown)
 
     print(bench_rules.format_report(result))
-    targets = []
-    if args.save:
-        targets.append(results_dir() / f"rules_{args.size}.json")
-    if args.out:
-        targets.append(Path(args.out))
-    for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        print(f"saved {path}")
-    if args.json:
-        print(json.dumps(result), flush=True)
+    _write(result, args)
     return 0

@@ -8,8 +8,10 @@ actually played for the next search (tree reuse).
 The settings live in :class:`MCTSConfig`. Its defaults are the strong
 configuration (heavy playouts, priors, RAVE, Michi's constants). The
 ``book()`` preset is the book's chapter-4 agent: plain UCT with
-``c = 1.5``, the no-own-eye random playout, no priors, no RAVE, and
-expansion at the first visit.
+``c = 1.5``, the no-own-eye random playout, no priors, no RAVE, and one new
+node per simulation (a leaf is expanded on its second visit, so each
+simulation stops at the first node it has never visited, as the book's
+``add_random_child`` does).
 
 >>> from fuseki.go import GameState
 >>> mcts = GoMCTS(MCTSConfig(seed=1))
@@ -67,8 +69,9 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         if self.policy not in ("heavy", "light"):
             raise ValueError(f"policy must be 'heavy' or 'light', got {self.policy!r}")
-        if self.expand_visits < 0:
-            raise ValueError("expand_visits must be >= 0")
+        if self.expand_visits < 1:
+            # 0 would expand every new node at once, all the way to the end of the game.
+            raise ValueError("expand_visits must be at least 1")
         if self.capacity < 1024:
             raise ValueError("capacity must be at least 1024 rows")
         if self.c < 0:
@@ -77,7 +80,7 @@ class MCTSConfig:
     @classmethod
     def book(cls, **overrides: Any) -> "MCTSConfig":
         """The book's MCTS agent: UCT (c = 1.5), random no-own-eye playouts, no priors, no RAVE."""
-        base = dict(policy="light", rave=False, priors=False, c=1.5, expand_visits=0, prior_even=0.0)
+        base = dict(policy="light", rave=False, priors=False, c=1.5, expand_visits=1, prior_even=0.0)
         base.update(overrides)
         return cls(**base)  # type: ignore[arg-type]
 

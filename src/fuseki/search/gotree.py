@@ -73,7 +73,6 @@ from fuseki.search.playouts import (
     heavy_playout,
     light_playout,
     pat3_match,
-    playout_score,
     self_atari,
 )
 
@@ -278,7 +277,11 @@ def expand(
             tf[a, f] = tf[b, f]
             tf[b, f] = t2
     # Pass, last. It starts as a loss (it rarely helps before the end) unless
-    # the opponent just passed or nothing else is left.
+    # nothing else is left. After the opponent's pass it ends the game, so
+    # its value is known exactly: the area count against komi. It gets that
+    # as a strong prior, because pass has no AMAF statistics and would
+    # otherwise never catch up with RAVE-lifted moves that merely also win
+    # (with priors on; plain UCT visits it like any other child).
     row = first + k
     k += 1
     ti[row, T_MOVE] = n2
@@ -286,8 +289,15 @@ def expand(
     ti[row, T_NCHILD] = 0
     tf[row, F_N] = 0.0
     tf[row, F_W] = 0.0
-    tf[row, F_PN] = even
-    tf[row, F_PW] = even * 0.5 if (buf[M_PASSES] > 0 or k == 1) else 0.0
+    pass_n = even
+    pass_w = even * 0.5 if k == 1 else 0.0
+    if priors and buf[M_PASSES] > 0:  # plain UCT finds it anyway: its playouts are exact
+        diff = area_score(buf) - prm[P_KOMI]
+        mine = diff if color == BLACK else -diff
+        pass_n = max(even, 1.0) * 100.0
+        pass_w = pass_n if mine > 0 else (0.5 * pass_n if mine == 0 else 0.0)
+    tf[row, F_PN] = pass_n
+    tf[row, F_PW] = pass_w
     tf[row, F_AN] = 0.0
     tf[row, F_AW] = 0.0
     ti[node, T_FIRST] = first
@@ -417,23 +427,21 @@ def run_simulations(
                 )
             else:
                 light_playout(work, budget, amaf, depth)
-            diff = playout_score(work)
-        if diff > komi:
-            black_result = 1.0
-        elif diff < komi:
-            black_result = 0.0
-        else:
-            black_result = 0.5
-        # Ownership at the end of the simulation.
+            diff = -(1 << 30)  # counted below, with the ownership
+        # Ownership at the end of the simulation (and the playout's score,
+        # in the same pass: see playout_score for why this count is exact).
         w = work[M_W]
+        count = 0
         for r in range(n):
             q = (r + 1) * w + 1
             for _ in range(n):
                 b = work[META + q]
                 if b == BLACK:
                     owner[q] += 1.0
+                    count += 1
                 elif b == WHITE:
                     owner[q] -= 1.0
+                    count -= 1
                 else:
                     seen = 0
                     for d in (q - w, q + w, q - 1, q + 1):
@@ -442,9 +450,19 @@ def run_simulations(
                             seen |= v
                     if seen == BLACK:
                         owner[q] += 1.0
+                        count += 1
                     elif seen == WHITE:
                         owner[q] -= 1.0
+                        count -= 1
                 q += 1
+        if diff == -(1 << 30):
+            diff = count
+        if diff > komi:
+            black_result = 1.0
+        elif diff < komi:
+            black_result = 0.0
+        else:
+            black_result = 0.5
         # Back up along the path. The mover into path[d] is the player to move at depth d-1.
         use_rave = prm[P_RAVE] != 0.0
         for d in range(depth + 1):

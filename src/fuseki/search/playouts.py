@@ -379,17 +379,24 @@ def heavy_playout(
         chosen = -1
         if last >= 0 and np.random.random() < p_capture:
             k = 0
-            for centre in (last, last2):
-                if centre < 0:
-                    continue
-                # Only strings on or next to the last two moves can have
-                # come into atari since our previous move (Michi scans the
-                # 3x3 block; the diagonals cannot add a new atari). The
-                # atari test is inlined: few strings are in atari.
-                for c in (centre, centre - w, centre + w, centre - 1, centre + 1):
-                    b = buf[META + c]
-                    if (b == BLACK or b == WHITE) and _atari_liberty(buf, np_, buf[head + c]) >= 0:
-                        k = atari_moves(buf, c, color, cand, k)
+            # Only strings on or next to the last move can have come into
+            # atari by it (Michi scans the 3x3 blocks of the last two moves;
+            # the diagonals cannot add an atari). Next to our own previous
+            # move, only enemy strings matter: ones it put in atari that the
+            # opponent left there. The atari test is inlined: few strings
+            # are in atari, and a call costs more than the test.
+            for c in (last, last - w, last + w, last - 1, last + 1):
+                b = buf[META + c]
+                if (b == BLACK or b == WHITE) and _atari_liberty(buf, np_, buf[head + c]) >= 0:
+                    k = atari_moves(buf, c, color, cand, k)
+            if last2 >= 0:
+                opp = 3 - color
+                for c in (last2 - w, last2 + w, last2 - 1, last2 + 1):
+                    if buf[META + c] == opp:
+                        lib = _atari_liberty(buf, np_, buf[head + c])
+                        if lib >= 0:
+                            cand[k] = lib
+                            k += 1
             if k > 0:
                 chosen = _pick(buf, cand, k, color, p_selfatari)
         if chosen < 0 and last >= 0 and np.random.random() < p_pat3:
