@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("fuseki.commands.verify", "check the rules engine against GNU Go, move by move"),
     "match": ("fuseki.commands.match", "play a match between two GTP engines"),
     "chess-search": ("fuseki.commands.chess_search", "Klein's chess searches next to his figures"),
+    "solve": ("fuseki.commands.solve", "solve tic-tac-toe or Hexapawn with every exact search"),
 }
 
 
