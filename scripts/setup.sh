@@ -6,8 +6,8 @@
 #   bash scripts/setup.sh --bench    # + the benchmark peers (OpenSpiel, dlgo)
 #
 # Debian packages are installed only when missing (needs root or sudo).
-# Later features add their own flags here (torch is pinned to the CPU build
-# in this script, never in the package metadata).
+# torch is installed pinned (TORCH_VERSION, default 2.13.0, the CPU build on
+# this machine class), never through the package metadata.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -61,6 +61,12 @@ PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 EXTRAS=""
 [ $WANT_TEST -eq 1 ] && EXTRAS="test"
 [ $WANT_BENCH -eq 1 ] && EXTRAS="${EXTRAS:+$EXTRAS,}bench"
+# torch is pinned here, never in the package metadata: a plain "torch"
+# requirement would pull a CUDA build of several GB on a CPU machine.
+if ! "$VENV/bin/python" -c "import torch" >/dev/null 2>&1; then
+    say "installing torch ${TORCH_VERSION:=2.13.0} (CPU build)"
+    "${PIP[@]}" "torch==$TORCH_VERSION"
+fi
 say "installing fuseki${EXTRAS:+[$EXTRAS]}"
 "${PIP[@]}" -e ".${EXTRAS:+[$EXTRAS]}"
 if [ $WANT_BENCH -eq 1 ]; then

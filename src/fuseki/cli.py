@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": ("fuseki.commands.match", "play a match between two GTP engines"),
     "chess-search": ("fuseki.commands.chess_search", "Klein's chess searches next to his figures"),
     "solve": ("fuseki.commands.solve", "solve tic-tac-toe or Hexapawn with every exact search"),
+    "data": ("fuseki.commands.data", "game records and training data: KGS index, download, process, generate"),
 }
 
 
