@@ -12,24 +12,11 @@ import sys
 
 import pytest
 
-from fuseki import cli
 from fuseki.bench import mcts as M
 
 HAVE_DLGO = importlib.util.find_spec("dlgo") is not None
 
 FAST = ["--seconds", "0.05", "--rounds", "3"]
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
-    """``fuseki ARGV`` in-process, with only the bench command registered."""
-    monkeypatch.setattr(cli, "COMMANDS", {"bench": cli.COMMANDS["bench"]})
-    rc = cli.main(argv)
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def last_json(out: str) -> dict:
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def check_result(result: dict, size: int) -> None:
@@ -47,10 +34,8 @@ def check_result(result: dict, size: int) -> None:
     assert result["machine"]["python"] and result["date"]
 
 
-def test_no_peers_json(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "mcts", "--size", "9", *FAST, "--no-peers", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_no_peers_json(run_json):
+    result, out, err = run_json(["bench", "mcts", "--size", "9", *FAST, "--no-peers", "--json"])
     check_result(result, 9)
     assert result["peers"] == {"dlgo": None} and result["ratio_vs_dlgo"] is None
     assert result["peer_notes"]["dlgo"]
@@ -61,10 +46,8 @@ def test_no_peers_json(capsys, monkeypatch):
     assert "Traceback" not in out + err
 
 
-def test_dlgo_is_measured_or_explained(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "mcts", "--size", "5", *FAST, "--repeats", "2", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_dlgo_is_measured_or_explained(run_json):
+    result, _, _ = run_json(["bench", "mcts", "--size", "5", *FAST, "--repeats", "2", "--json"])
     check_result(result, 5)
     assert result["target"] is None  # the target is for 9x9
     dl = result["peers"]["dlgo"]
@@ -80,20 +63,16 @@ def test_dlgo_is_measured_or_explained(capsys, monkeypatch):
     assert "--peers dlgo" in result["command"] and "--rounds 3" in result["command"]
 
 
-def test_missing_dlgo_is_null_with_an_install_hint(capsys, monkeypatch):
+def test_missing_dlgo_is_null_with_an_install_hint(run_json, monkeypatch):
     monkeypatch.setitem(sys.modules, "dlgo", None)  # makes `import dlgo` raise ImportError
-    rc, out, err = run_cli(["bench", "mcts", "--size", "5", *FAST, "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+    result, out, err = run_json(["bench", "mcts", "--size", "5", *FAST, "--json"])
     assert result["peers"] == {"dlgo": None}
     assert "pip install --no-deps dlgo" in result["peer_notes"]["dlgo"]
     assert "pip install --no-deps dlgo" in out and "Traceback" not in out + err
 
 
-def test_dlgo_too_large_board_is_null(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "mcts", "--size", "21", "--seconds", "0.02", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_dlgo_too_large_board_is_null(run_json):
+    result, _, _ = run_json(["bench", "mcts", "--size", "21", "--seconds", "0.02", "--json"])
     assert result["peers"] == {"dlgo": None} and "19x19" in result["peer_notes"]["dlgo"]
     assert result["playouts_per_s"] > 0
 
@@ -133,10 +112,9 @@ def test_median_of_rounds_and_rotation():
     assert [s.rate for s in stints["a"]] == [1, 2, 3]
 
 
-def test_out_file_has_command_and_date(capsys, monkeypatch, tmp_path):
+def test_out_file_has_command_and_date(run_cli, tmp_path):
     path = tmp_path / "sub" / "mcts.json"
-    rc, out, err = run_cli(["bench", "mcts", "--size", "5", *FAST, "--no-peers", "--no-jit", "--out", str(path)],
-                           capsys, monkeypatch)
+    rc, out, err = run_cli(["bench", "mcts", "--size", "5", *FAST, "--no-peers", "--no-jit", "--out", str(path)])
     assert rc == 0, err
     saved = json.loads(path.read_text())
     assert saved["command"].startswith("fuseki bench mcts --size 5 ") and "--out" in saved["command"]
@@ -156,12 +134,8 @@ def test_out_file_has_command_and_date(capsys, monkeypatch, tmp_path):
         ["bench", "rules", "--jit-cold"],
     ],
 )
-def test_bad_flags_exit_2_with_one_line(argv, capsys, monkeypatch):
-    rc, out, err = run_cli(argv, capsys, monkeypatch)
-    assert rc == 2
-    assert out == ""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fuseki bench: error:")
+def test_bad_flags_exit_2_with_one_line(argv, usage_error):
+    usage_error(argv)
 
 
 def test_module_doctests():

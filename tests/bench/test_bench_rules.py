@@ -15,7 +15,6 @@ import sys
 
 import pytest
 
-from fuseki import cli
 from fuseki.bench import rules as R
 from fuseki.commands import bench as bench_cmd
 from fuseki.go import GameState
@@ -25,19 +24,6 @@ HAVE_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 HAVE_DLGO = importlib.util.find_spec("dlgo") is not None
 
 REQUIRED_KEYS = {"size", "api_plies_per_s", "kernel_plies_per_s", "plies_per_game", "peers"}
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
-    """``fuseki ARGV`` in-process, with only the bench command registered (the others are not under test)."""
-    monkeypatch.setattr(cli, "COMMANDS", {"bench": cli.COMMANDS["bench"]})
-    rc = cli.main(argv)
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def last_json(out: str) -> dict:
-    lines = out.strip().splitlines()
-    return json.loads(lines[-1])
 
 
 def check_result(result: dict, size: int) -> None:
@@ -53,10 +39,8 @@ def check_result(result: dict, size: int) -> None:
 # ---- the command ----------------------------------------------------------
 
 
-def test_no_peers_json(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "rules", "--size", "9", "--seconds", "0.2", "--no-peers", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_no_peers_json(run_json):
+    result, out, err = run_json(["bench", "rules", "--size", "9", "--seconds", "0.2", "--no-peers", "--json"])
     check_result(result, 9)
     assert result["peers"] == {"openspiel": None, "dlgo": None}
     assert result["targets"] is None
@@ -67,11 +51,8 @@ def test_no_peers_json(capsys, monkeypatch):
 
 
 @pytest.mark.skipif(not (HAVE_OPENSPIEL or HAVE_DLGO), reason="no peer installed")
-def test_with_peers_json(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "rules", "--size", "9", "--seconds", "0.2", "--peers", "openspiel,dlgo", "--json"],
-                           capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_with_peers_json(run_json):
+    result, out, _ = run_json(["bench", "rules", "--size", "9", "--seconds", "0.2", "--peers", "openspiel,dlgo", "--json"])
     check_result(result, 9)
     for name, present in (("openspiel", HAVE_OPENSPIEL), ("dlgo", HAVE_DLGO)):
         if present:
@@ -84,30 +65,26 @@ def test_with_peers_json(capsys, monkeypatch):
         assert "vs OpenSpiel" in out
 
 
-def test_missing_peers_are_null_with_an_install_hint(capsys, monkeypatch):
+def test_missing_peers_are_null_with_an_install_hint(run_json, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes `import pyspiel` raise ImportError
     monkeypatch.setitem(sys.modules, "dlgo", None)
-    rc, out, err = run_cli(["bench", "rules", "--size", "5", "--seconds", "0.1", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+    result, out, err = run_json(["bench", "rules", "--size", "5", "--seconds", "0.1", "--json"])
     assert result["peers"] == {"openspiel": None, "dlgo": None}
     assert "pip install open-spiel" in result["peer_notes"]["openspiel"]
     assert "pip install --no-deps dlgo" in result["peer_notes"]["dlgo"]
     assert "pip install open-spiel" in out and "Traceback" not in out + err
 
 
-def test_peer_larger_board_than_supported_is_null(capsys, monkeypatch):
-    rc, out, err = run_cli(["bench", "rules", "--size", "21", "--seconds", "0.05", "--json"], capsys, monkeypatch)
-    assert rc == 0, err
-    result = last_json(out)
+def test_peer_larger_board_than_supported_is_null(run_json):
+    result, _, _ = run_json(["bench", "rules", "--size", "21", "--seconds", "0.05", "--json"])
     assert result["peers"] == {"openspiel": None, "dlgo": None}
     assert result["kernel_plies_per_s"] > 0
 
 
-def test_out_file_has_command_and_date(capsys, monkeypatch, tmp_path):
+def test_out_file_has_command_and_date(run_cli, tmp_path):
     path = tmp_path / "sub" / "rules.json"
     rc, out, err = run_cli(["bench", "rules", "--size", "5", "--seconds", "0.1", "--no-peers", "--no-jit",
-                            "--no-breakdown", "--out", str(path)], capsys, monkeypatch)
+                            "--no-breakdown", "--out", str(path)])
     assert rc == 0, err
     saved = json.loads(path.read_text())
     assert saved["command"].startswith("fuseki bench rules --size 5 ")
@@ -127,12 +104,8 @@ def test_out_file_has_command_and_date(capsys, monkeypatch, tmp_path):
         ["bench", "rules", "--repeats", "0"],
     ],
 )
-def test_bad_flags_exit_2_with_one_line(argv, capsys, monkeypatch):
-    rc, out, err = run_cli(argv, capsys, monkeypatch)
-    assert rc == 2
-    assert out == ""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fuseki bench: error:")
+def test_bad_flags_exit_2_with_one_line(argv, usage_error):
+    usage_error(argv)
 
 
 def test_console_entry_point_reports_a_bad_flag_in_one_line():

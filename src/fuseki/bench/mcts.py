@@ -41,15 +41,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import gc
 import importlib
 import io
-import json
-import math
-import os
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -59,8 +53,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuseki.bench.rules import INSTALL, PEER_MAX_SIZE, PeerUnavailable, _fmt_rate, _fmt_ratio, _ratio, _version
-from fuseki.bench.rules import machine_info, source_info
+from fuseki.bench import common
+from fuseki.bench.common import (INSTALL, PEER_MAX_SIZE, PeerUnavailable, dist_version, fmt_rate, fmt_ratio,
+                                 machine_info, ratio)
 from fuseki.go import GameState
 from fuseki.search.gomcts import GoMCTS, MCTSConfig
 
@@ -118,7 +113,7 @@ def engine_config(name: str, seed: int) -> MCTSConfig:
 
 
 @dataclasses.dataclass
-class Stint:
+class Stint(common.Rates):
     """One timed search."""
 
     playouts: int
@@ -127,12 +122,8 @@ class Stint:
     tree_nodes: int | None = None
 
     @property
-    def rate(self) -> float:
-        return self.playouts / self.seconds
-
-    @property
-    def cpu_rate(self) -> float:
-        return self.playouts / self.cpu_seconds if self.cpu_seconds > 0 else math.nan
+    def count(self) -> int:
+        return self.playouts
 
 
 @dataclasses.dataclass
@@ -253,7 +244,7 @@ def dlgo_contender(size: int, seed: int, rounds: int) -> tuple[Contender, str | 
             np.random.set_state(np_state)
         return Stint(n, wall, cpu)
 
-    return Contender("dlgo", lambda: search(rounds), lambda: search(min(rounds, 20)), _version("dlgo")), note
+    return Contender("dlgo", lambda: search(rounds), lambda: search(min(rounds, 20)), dist_version("dlgo")), note
 
 
 # ---- timing -------------------------------------------------------------
@@ -279,20 +270,11 @@ def make_contenders(config: Config) -> tuple[list[Contender], dict[str, str]]:
 
 def measure(contenders: Sequence[Contender], repeats: int,
             progress: Callable[[str], None] | None = None) -> dict[str, list[Stint]]:
-    """Warm every contender up, then run each once per round, ``repeats`` rounds, the order rotating."""
-    for c in contenders:
-        if progress:
-            progress(f"warming up {c.name}")
-        c.warmup()
-    stints: dict[str, list[Stint]] = {c.name: [] for c in contenders}
-    for r in range(repeats):
-        k = r % len(contenders)
-        for c in list(contenders[k:]) + list(contenders[:k]):
-            if progress:
-                progress(f"round {r + 1}/{repeats}: {c.name}")
-            gc.collect()
-            stints[c.name].append(c.run())
-    return stints
+    """Warm every contender up, then run each once per round, ``repeats`` rounds, the order rotating.
+
+    See :func:`common.measure_rounds`.
+    """
+    return common.measure_rounds(contenders, repeats, lambda c: c.run(), progress)
 
 
 # ---- JIT start-up -------------------------------------------------------
@@ -315,19 +297,7 @@ _JIT_SNIPPET = textwrap.dedent(
 
 
 def _jit_once(size: int, cache_dir: str | None) -> dict[str, float]:
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["NUMBA_CACHE_DIR"] = cache_dir
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _JIT_SNIPPET, str(size)], env=env, check=False,
-                          capture_output=True, text=True, timeout=600)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the JIT start-up probe failed: {last}")
-    phases = json.loads(proc.stdout.strip().splitlines()[-1])
-    phases["process_s"] = wall
-    return {k: round(v, 3) for k, v in phases.items()}
+    return common.run_probe(_JIT_SNIPPET, [str(size)], cache_dir)
 
 
 def measure_jit(size: int, cold: bool = False) -> dict[str, Any]:
@@ -367,16 +337,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
     stints = measure(contenders, config.repeats, progress)
     versions = {c.name: c.version for c in contenders}
 
-    rates: dict[str, float | None] = {}
-    cpu_rates: dict[str, float | None] = {}
-    for name in CONTENDERS:
-        runs = stints.get(name)
-        if not runs:
-            rates[name] = cpu_rates[name] = None
-            continue
-        rates[name] = round(statistics.median(s.rate for s in runs), 1)
-        cpu = [s.cpu_rate for s in runs if not math.isnan(s.cpu_rate)]
-        cpu_rates[name] = round(statistics.median(cpu), 1) if cpu else None
+    rates, cpu_rates = common.median_rates(stints, CONTENDERS)
 
     configs: dict[str, Any] = {}
     for name in CONFIGS:
@@ -384,8 +345,8 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
         configs[name] = {
             "playouts_per_s": rates[name],
             "cpu_playouts_per_s": cpu_rates[name],
-            "vs_dlgo": _ratio(rates[name], rates["dlgo"]),
-            "vs_dlgo_cpu": _ratio(cpu_rates[name], cpu_rates["dlgo"]),
+            "vs_dlgo": ratio(rates[name], rates["dlgo"]),
+            "vs_dlgo_cpu": ratio(cpu_rates[name], cpu_rates["dlgo"]),
             "runs_playouts_per_s": [round(s.rate, 1) for s in runs],
             "playouts": [s.playouts for s in runs],
             "tree_nodes": [s.tree_nodes for s in runs],
@@ -413,7 +374,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
         "size": config.size,
         "playouts_per_s": rates["default"],
         "peers": {p: rates.get(p) for p in PEERS},
-        "ratio_vs_dlgo": _ratio(rates["default"], rates["dlgo"]),
+        "ratio_vs_dlgo": ratio(rates["default"], rates["dlgo"]),
         "cpu_playouts_per_s": cpu_rates["default"],
         "configs": configs,
         "peer_detail": {"dlgo": peer_detail},
@@ -444,19 +405,8 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
 
 
 def _source() -> dict[str, Any] | None:
-    """:func:`fuseki.bench.rules.source_info`, plus whether the search code has local changes."""
-    info = source_info()
-    if info is None:
-        return None
-    root = Path(__file__).resolve().parents[3]
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")  # read-only: never touch the index others use
-    try:
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "src/fuseki/search"],
-                               cwd=root, env=env, check=False, capture_output=True, text=True, timeout=10)
-        info["search_modified"] = bool(dirty.stdout.strip()) if dirty.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        info["search_modified"] = None
-    return info
+    """The checkout's commit and whether the rules engine or the search code has local changes."""
+    return common.source_info({"go_engine_modified": "src/fuseki/go", "search_modified": "src/fuseki/search"})
 
 
 # ---- output -------------------------------------------------------------
@@ -464,40 +414,31 @@ def _source() -> dict[str, Any] | None:
 
 def format_report(result: dict[str, Any]) -> str:
     """The result as a readable table, notes and the verdict (no JSON)."""
-    s = result["settings"]
-    size = result["size"]
-    lines = [
-        (f"fuseki bench mcts: {size}x{size}, empty board, komi {s['komi']:g}, one thread; "
-         f"{s['seconds']:g} s per configuration, dlgo {s['rounds']} rounds, x {s['repeats']} round(s), seed {s['seed']}"),
-        "",
-    ]
+    s, size = result["settings"], result["size"]
+    lines = [f"fuseki bench mcts: {size}x{size}, empty board, komi {s['komi']:g}, one thread; "
+             f"{s['seconds']:g} s per configuration, dlgo {s['rounds']} rounds, x {s['repeats']} round(s), "
+             f"seed {s['seed']}", ""]
     dl, dl_cpu = result["peers"].get("dlgo"), (result["peer_detail"].get("dlgo") or {}).get("cpu_playouts_per_s")
     header = ("contender", "playouts/s", "playouts/CPU-s", "vs dlgo", "vs dlgo (CPU)")
     rows = []
     for name in CONFIGS:
         c = result["configs"][name]
-        rows.append((LABELS[name], _fmt_rate(c["playouts_per_s"]), _fmt_rate(c["cpu_playouts_per_s"]),
-                     _fmt_ratio(c["vs_dlgo"]), _fmt_ratio(c["vs_dlgo_cpu"])))
+        rows.append((LABELS[name], fmt_rate(c["playouts_per_s"]), fmt_rate(c["cpu_playouts_per_s"]),
+                     fmt_ratio(c["vs_dlgo"]), fmt_ratio(c["vs_dlgo_cpu"])))
     version = (result.get("peer_versions") or {}).get("dlgo")
     label = LABELS["dlgo"] + (f" {version}" if version else "")
     if dl is None:
         rows.append((label, "null", "-", "-", "-"))
     else:
         rows.append((label, f"{dl:,.1f}", "-" if dl_cpu is None else f"{dl_cpu:,.1f}", "1", "1"))
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def fmt(row: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if i else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
-
-    lines.append(fmt(header))
-    lines.extend(fmt(r) for r in rows)
+    lines.extend(common.format_table(header, rows))
     lines.append("")
     for name, note in result["peer_notes"].items():
         prefix = "dlgo: null" if result["peers"].get(name) is None else "dlgo: note"
         lines.append(f"{prefix} ({note})")
-    busy = [n for n in CONFIGS
-            if result["configs"][n]["playouts_per_s"] and result["configs"][n]["cpu_playouts_per_s"]
-            and result["configs"][n]["playouts_per_s"] < 0.9 * result["configs"][n]["cpu_playouts_per_s"]]
+    configs = result["configs"]
+    busy = common.busy_contenders({n: configs[n]["playouts_per_s"] for n in CONFIGS},
+                                  {n: configs[n]["cpu_playouts_per_s"] for n in CONFIGS}, CONFIGS)
     if busy:
         lines.append("note: the machine was busy (wall-clock rates more than 10% below CPU-time rates for "
                      + ", ".join(busy) + "); the CPU-time rates and ratios are the steadier ones")
@@ -507,7 +448,7 @@ def format_report(result: dict[str, Any]) -> str:
         verdict = ("met" if wall and cpu in (True, None) else "NOT met" if not wall and not cpu
                    else "unclear (wall clock and CPU time disagree)")
         lines.append(f"target >= {t['playouts_per_s']:,.0f} playouts/s (default engine, 9x9, one core): {verdict} "
-                     f"({_fmt_rate(result['playouts_per_s'])} wall clock, {_fmt_rate(result['cpu_playouts_per_s'])} CPU time)")
+                     f"({fmt_rate(result['playouts_per_s'])} wall clock, {fmt_rate(result['cpu_playouts_per_s'])} CPU time)")
     jit = result.get("jit")
     if jit:
         text = (f"JIT start-up (import to the result of a first 1-playout search, fresh process): "

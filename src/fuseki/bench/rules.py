@@ -38,23 +38,23 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import gc
 import json
 import math
-import os
-import platform
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
+from fuseki.bench import common
+from fuseki.bench.common import INSTALL, PEER_MAX_SIZE, PeerUnavailable, machine_info
+from fuseki.bench.common import dist_version as _version
+from fuseki.bench.common import fmt_rate as _fmt_rate
+from fuseki.bench.common import fmt_ratio as _fmt_ratio
+from fuseki.bench.common import ratio as _ratio
 from fuseki.go import GameState
 from fuseki.go import kernels as K
 
@@ -65,9 +65,6 @@ GameFn = Callable[[float], tuple[int, bool, Any]]
 
 CONTENDERS = ("api", "api_superko", "kernel", "openspiel", "dlgo")
 PEERS = ("openspiel", "dlgo")
-
-#: How to get a missing peer.
-INSTALL = {"openspiel": "pip install open-spiel", "dlgo": "pip install --no-deps dlgo"}
 
 #: The ko and suicide rules each contender plays under (also in the JSON).
 RULES_TEXT = {
@@ -85,14 +82,6 @@ LABELS = {
     "openspiel": "OpenSpiel",
     "dlgo": "dlgo",
 }
-
-#: The largest board each peer supports.
-PEER_MAX_SIZE = {"openspiel": 19, "dlgo": 19}
-
-
-class PeerUnavailable(Exception):
-    """A peer that cannot be measured here; the message is one line for the user."""
-
 
 @dataclasses.dataclass(frozen=True)
 class Config:
@@ -123,7 +112,7 @@ class Contender:
 
 
 @dataclasses.dataclass
-class Stint:
+class Stint(common.Rates):
     """One timed stint of one contender."""
 
     plies: int
@@ -134,12 +123,8 @@ class Stint:
     minor_faults: int = 0  # page faults (memory the allocator gave back and took again)
 
     @property
-    def rate(self) -> float:
-        return self.plies / self.seconds
-
-    @property
-    def cpu_rate(self) -> float:
-        return self.plies / self.cpu_seconds if self.cpu_seconds > 0 else math.nan
+    def count(self) -> int:
+        return self.plies
 
 
 # ---- the contenders -----------------------------------------------------
@@ -233,13 +218,6 @@ def dlgo_game(size: int, rand: Callable[[], float]) -> GameFn:
     return game
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return ""
-
-
 def make_contenders(config: Config) -> tuple[list[Contender], dict[str, str]]:
     """The contenders to time, warm-up included, and a note for each peer left out."""
     size, seed = config.size, config.seed
@@ -315,20 +293,8 @@ def time_contender(game: GameFn, seconds: float) -> Stint:
 
 def measure(contenders: Sequence[Contender], seconds: float, repeats: int,
             progress: Callable[[str], None] | None = None) -> dict[str, list[Stint]]:
-    """Warm every contender up, then time them in turn, ``repeats`` rounds."""
-    for c in contenders:
-        if progress:
-            progress(f"warming up {c.name}")
-        c.warmup()
-    stints: dict[str, list[Stint]] = {c.name: [] for c in contenders}
-    for r in range(repeats):
-        k = r % len(contenders)
-        for c in list(contenders[k:]) + list(contenders[:k]):
-            if progress:
-                progress(f"round {r + 1}/{repeats}: {c.name}")
-            gc.collect()
-            stints[c.name].append(time_contender(c.game, seconds))
-    return stints
+    """Warm every contender up, then time them in turn, ``repeats`` rounds (:func:`common.measure_rounds`)."""
+    return common.measure_rounds(contenders, repeats, lambda c: time_contender(c.game, seconds), progress)
 
 
 # ---- JIT start-up -------------------------------------------------------
@@ -356,19 +322,6 @@ _JIT_SNIPPET = textwrap.dedent(
 )
 
 
-def _jit_once(cache_dir: str) -> dict[str, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _JIT_SNIPPET], env=env, check=False, capture_output=True, text=True, timeout=600)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the JIT start-up probe failed: {last}")
-    phases = json.loads(proc.stdout.strip().splitlines()[-1])
-    phases["process_s"] = wall
-    return {k: round(v, 3) for k, v in phases.items()}
-
-
 def measure_jit() -> dict[str, Any]:
     """Start-up cost of the Numba kernels, measured in fresh processes.
 
@@ -379,8 +332,8 @@ def measure_jit() -> dict[str, Any]:
     ``kernels.playout`` and a first ``score()``.
     """
     with tempfile.TemporaryDirectory(prefix="fuseki-numba-cache-") as cache:
-        cold = _jit_once(cache)
-        cached = _jit_once(cache)
+        cold = common.run_probe(_JIT_SNIPPET, cache_dir=cache)
+        cached = common.run_probe(_JIT_SNIPPET, cache_dir=cache)
     return {
         "cold_s": cold["total_s"],
         "cached_s": cached["total_s"],
@@ -669,61 +622,9 @@ def ply_breakdown(size: int, seed: int = 1, plies: int = 6000, passes: int = 9,
 # ---- the whole run ------------------------------------------------------
 
 
-def machine_info() -> dict[str, Any]:
-    """The machine and the software versions, for the record."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import numba
-    import numpy
-
-    from fuseki import __version__
-
-    return {
-        "cpu": cpu,
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "numba": numba.__version__,
-        "fuseki": __version__,
-        "open_spiel": _version("open_spiel") or None,
-        "dlgo": _version("dlgo") or None,
-    }
-
-
 def source_info() -> dict[str, Any] | None:
-    """The git commit of the checkout and whether the rules engine has local changes.
-
-    Read-only git calls (``GIT_OPTIONAL_LOCKS=0``), so that a benchmark never
-    touches the index that other work in the checkout is using.
-    """
-    root = Path(__file__).resolve().parents[3]
-    if not (root / ".git").exists():
-        return None
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, env=env, check=False,
-                              capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "src/fuseki/go"],
-                               cwd=root, env=env, check=False, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if head.returncode != 0:
-        return None
-    return {"commit": head.stdout.strip(), "go_engine_modified": bool(dirty.stdout.strip())}
-
-
-def _ratio(a: float | None, b: float | None) -> float | None:
-    if a is None or b is None or b <= 0:
-        return None
-    return round(a / b, 3)
+    """The git commit of the checkout and whether the rules engine has local changes (:func:`common.source_info`)."""
+    return common.source_info({"go_engine_modified": "src/fuseki/go"})
 
 
 def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -732,23 +633,17 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
     stints = measure(contenders, config.seconds, config.repeats, progress)
     versions = {c.name: c.version for c in contenders}
 
-    rates: dict[str, float | None] = {}
-    cpu_rates: dict[str, float | None] = {}
+    rates, cpu_rates = common.median_rates(stints, CONTENDERS)
     faults: dict[str, float | None] = {}
     per_game: dict[str, float | None] = {}
     games: dict[str, int] = {}
     for name in CONTENDERS:
         runs = stints.get(name)
         if not runs:
-            rates[name] = None
-            cpu_rates[name] = None
             faults[name] = None
             per_game[name] = None
             games[name] = 0
             continue
-        rates[name] = round(statistics.median(s.rate for s in runs), 1)
-        cpu = [s.cpu_rate for s in runs if not math.isnan(s.cpu_rate)]
-        cpu_rates[name] = round(statistics.median(cpu), 1) if cpu else None
         faults[name] = round(sum(s.minor_faults for s in runs) / max(1, sum(s.plies for s in runs)), 3)
         g = sum(s.games for s in runs)
         games[name] = g
@@ -831,16 +726,6 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
 # ---- output -------------------------------------------------------------
 
 
-def _fmt_rate(x: float | None) -> str:
-    return "-" if x is None else f"{x:,.0f}"
-
-
-def _fmt_ratio(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.2f}x" if x < 10 else f"{x:,.1f}x" if x < 1000 else f"{x:,.0f}x"
-
-
 def format_report(result: dict[str, Any]) -> str:
     """The result as a readable table, notes and verdicts (no JSON)."""
     s = result["settings"]
@@ -876,19 +761,11 @@ def format_report(result: dict[str, Any]) -> str:
             _fmt_ratio(_ratio(rates.get(name), dl_rate)),
             RULES_TEXT[name],
         ))
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    right = {1, 2, 3, 4, 5, 6}
-
-    def fmt(row: Sequence[str]) -> str:
-        return "  ".join(str(v).rjust(w) if i in right else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
-
-    lines.append(fmt(header))
-    for row in rows:
-        lines.append(fmt(row))
+    lines.extend(common.format_table(header, rows, right={1, 2, 3, 4, 5, 6}))
     lines.append("")
     for name, note in result["peer_notes"].items():
         lines.append(f"{LABELS[name]}: null ({note})")
-    busy = [n for n in CONTENDERS if rates.get(n) and cpu_rates.get(n) and rates[n] < 0.9 * cpu_rates[n]]
+    busy = common.busy_contenders(rates, cpu_rates, CONTENDERS)
     if busy:
         lines.append("note: the machine was busy (wall-clock rates more than 10% below CPU-time rates for "
                      + ", ".join(busy) + "); ratios on CPU time are in the JSON (ratios_cpu)")

@@ -101,13 +101,15 @@ def results_dir() -> Path:
     return Path("benchmarks") / "results"
 
 
-def canonical_command(args: argparse.Namespace, peers: tuple[str, ...], jit: bool, breakdown: bool) -> str:
-    """The command line that repeats this run, every setting spelled out."""
-    parts = ["fuseki", "bench", args.benchmark, "--size", str(args.size), "--seconds", f"{args.seconds:g}",
-             "--repeats", str(args.repeats), "--seed", str(args.seed)]
+def _command_line(args: argparse.Namespace, benchmark: str, peers: tuple[str, ...], jit: bool,
+                  before_peers: list[str], after_jit: list[str]) -> str:
+    """``fuseki bench BENCHMARK`` with the shared settings, ``before_peers``, the peers, ``--jit``,
+    ``after_jit`` and the output flags, every setting spelled out."""
+    parts = ["fuseki", "bench", benchmark, "--size", str(args.size), "--seconds", f"{args.seconds:g}",
+             "--repeats", str(args.repeats), "--seed", str(args.seed), *before_peers]
     parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
     parts.append("--jit" if jit else "--no-jit")
-    parts.append("--breakdown" if breakdown else "--no-breakdown")
+    parts += after_jit
     if args.json:
         parts.append("--json")
     if args.save:
@@ -115,23 +117,24 @@ def canonical_command(args: argparse.Namespace, peers: tuple[str, ...], jit: boo
     if args.out:
         parts += ["--out", args.out]
     return shlex.join(parts)
+
+
+def canonical_command(args: argparse.Namespace, peers: tuple[str, ...], jit: bool, breakdown: bool) -> str:
+    """The command line that repeats this run, every setting spelled out."""
+    return _command_line(args, args.benchmark, peers, jit, [], ["--breakdown" if breakdown else "--no-breakdown"])
 
 
 def canonical_command_mcts(args: argparse.Namespace, peers: tuple[str, ...], rounds: int, jit: bool) -> str:
     """The command line that repeats a ``bench mcts`` run, every setting spelled out."""
-    parts = ["fuseki", "bench", "mcts", "--size", str(args.size), "--seconds", f"{args.seconds:g}",
-             "--repeats", str(args.repeats), "--seed", str(args.seed), "--rounds", str(rounds)]
-    parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
-    parts.append("--jit" if jit else "--no-jit")
-    if args.jit_cold:
-        parts.append("--jit-cold")
-    if args.json:
-        parts.append("--json")
-    if args.save:
-        parts.append("--save")
-    if args.out:
-        parts += ["--out", args.out]
-    return shlex.join(parts)
+    return _command_line(args, "mcts", peers, jit, ["--rounds", str(rounds)], ["--jit-cold"] if args.jit_cold else [])
+
+
+def _report(module: Any, result: dict[str, Any], command: str, args: argparse.Namespace) -> int:
+    """Add the command line to ``result``, print the report, then write and print the JSON as asked."""
+    result["command"] = command
+    print(module.format_report(result))
+    _write(result, args)
+    return 0
 
 
 def _write(result: dict[str, Any], args: argparse.Namespace) -> None:
@@ -168,11 +171,8 @@ def run_mcts(args: argparse.Namespace) -> int:
 
     config = bench_mcts.Config(size=args.size, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
                                rounds=rounds, peers=peers, jit=jit, jit_cold=args.jit_cold)
-    result: dict[str, Any] = bench_mcts.run(config, _show("mcts"))
-    result["command"] = canonical_command_mcts(args, peers, rounds, jit)
-    print(bench_mcts.format_report(result))
-    _write(result, args)
-    return 0
+    return _report(bench_mcts, bench_mcts.run(config, _show("mcts")), canonical_command_mcts(args, peers, rounds, jit),
+                   args)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,9 +197,5 @@ def run(args: argparse.Namespace) -> int:
 
     config = bench_rules.Config(size=args.size, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
                                 peers=peers, jit=jit, breakdown=breakdown)
-    result: dict[str, Any] = bench_rules.run(config, _show("rules"))
-    result["command"] = canonical_command(args, peers, jit, breakdown)
-
-    print(bench_rules.format_report(result))
-    _write(result, args)
-    return 0
+    return _report(bench_rules, bench_rules.run(config, _show("rules")), canonical_command(args, peers, jit, breakdown),
+                   args)
