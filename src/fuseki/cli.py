@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chess-search": ("fuseki.commands.chess_search", "Klein's chess searches next to his figures"),
     "solve": ("fuseki.commands.solve", "solve tic-tac-toe or Hexapawn with every exact search"),
     "data": ("fuseki.commands.data", "game records and training data: KGS index, download, process, generate"),
+    "scratch-demo": ("fuseki.commands.scratch_demo", "train the book's NumPy network from scratch on digits (ch. 5)"),
 }
 
 
