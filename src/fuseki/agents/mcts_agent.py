@@ -10,11 +10,14 @@ Two names in the registry:
 Both stop at ``playouts`` simulations or ``seconds`` of thinking, whichever
 comes first; with neither, ``playouts`` defaults to 10,000. The agent
 resigns when the chosen move's win rate is below ``resign_below`` (the book
-suggests about 10 %). It passes when the search prefers passing (after the
-opponent's pass, when passing wins, or when only own-eye moves are left),
-and when the board is settled in its favour (``pass_when_settled``: every
-point owned by one side in most playouts, and that count wins). So it needs
-no outside termination rule (``self_terminating``).
+suggests about 10 %). It passes when the search prefers passing: after the
+opponent's pass when passing wins (the tree knows that value exactly), or
+when only own-eye moves are left. So it needs no outside termination rule
+(``self_terminating``). ``pass_when_settled=True`` also passes first on a
+board that looks settled in its favour (every point owned by one side in most
+playouts, and the count wins as it stands); it is off by default, because
+against GNU Go it once handed over a free move on a board that the playouts
+judged settled and was not.
 
 >>> from fuseki.go import GameState
 >>> bot = MCTSAgent(playouts=300, seed=1)
@@ -55,7 +58,7 @@ class MCTSAgent:
         config: MCTSConfig | None = None,
         resign_below: float | None = 0.1,
         min_resign_moves: int | None = None,
-        pass_when_settled: bool = True,
+        pass_when_settled: bool = False,
         settled: float = 0.8,
         seed: int | None = None,
         name: str = "mcts",
@@ -174,7 +177,8 @@ def make_mcts(
     p_pat3: float = 0.95,
     c: float | None = None,
     expand_visits: int = 8,
-    pass_when_settled: bool = True,
+    pass_when_settled: bool = False,
+    ladders: bool = True,
 ) -> MCTSAgent:
     """The registry's ``mcts``: the strong configuration, each part switchable for ablations.
 
@@ -197,6 +201,7 @@ def make_mcts(
         p_capture=p_capture,
         p_pat3=p_pat3,
         expand_visits=expand_visits,
+        ladders=ladders,
     )
     return MCTSAgent(
         playouts,

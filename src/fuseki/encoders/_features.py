@@ -27,6 +27,15 @@ import numpy as np
 from numba import njit
 
 from fuseki.go import kernels as K
+from fuseki.go.ladder import (  # noqa: F401  (re-exported: the encoders' ladder planes use them)
+    LADDER_MAX_DEPTH,
+    LADDER_MAX_NODES,
+    _MAX_MOVES,
+    _ladder_search,
+    _two_liberties,
+    ladder_captured,
+    ladder_stack,
+)
 
 _META = K.META
 _B_HEAD = K.B_HEAD
@@ -43,11 +52,6 @@ _M_W = K.M_W
 _M_NP = K.M_NP
 _M_TOMOVE = K.M_TOMOVE
 _ERR_SUICIDE = K.ERR_SUICIDE
-
-#: Ladder reading stops (and counts the string as escaping) after this many plies.
-LADDER_MAX_DEPTH = 160
-#: ... or after this many positions read for one question.
-LADDER_MAX_NODES = 2000
 
 _play = K.play
 _legal_code = K.legal_code
@@ -150,183 +154,6 @@ def liberty_planes(
                 k = cap
             base = base_black if b == _BLACK else base_white
             out[base + k - 1, p] = 1
-
-
-# ---------------------------------------------------------------------------
-# ladders
-
-
-@njit(cache=True)
-def _two_liberties(buf: np.ndarray, q: int) -> tuple:
-    """(count capped at 3, first liberty, second liberty) of the string at padded ``q``."""
-    w = buf[_M_W]
-    np_ = buf[_M_NP]
-    nxt = _META + _B_NEXT * np_
-    l1 = -1
-    l2 = -1
-    count = 0
-    s = q
-    while True:
-        for nb in (s - w, s + w, s - 1, s + 1):
-            if buf[_META + nb] == _EMPTY and nb != l1 and nb != l2:
-                if count == 0:
-                    l1 = nb
-                elif count == 1:
-                    l2 = nb
-                else:
-                    return 3, l1, l2
-                count += 1
-        s = buf[nxt + s]
-        if s == q:
-            break
-    return count, l1, l2
-
-
-_MAX_MOVES = 16  # defender's candidate moves: extend, or capture one of <= 15 attackers
-
-
-@njit(cache=True)
-def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int, q: int, defender: int) -> int:
-    """Look at the position ``bufs[d]``: 1 captured, 0 escaped, -1 read on (moves filled)."""
-    buf = bufs[d]
-    if buf[_META + q] != defender:
-        return 1
-    w = buf[_M_W]
-    np_ = buf[_M_NP]
-    count, l1, l2 = _two_liberties(buf, q)
-    nmoves[d] = 0
-    if buf[_M_TOMOVE] != defender:
-        # Attacker to move: atari a two-liberty string on either liberty.
-        if count <= 1:
-            return 1
-        if count >= 3:
-            return 0
-        moves[d, 0] = l1
-        moves[d, 1] = l2
-        nmoves[d] = 2
-        return -1
-    # Defender to move: it must be in atari, else it is no ladder.
-    if count >= 2:
-        return 0
-    if count == 0:
-        return 1
-    moves[d, 0] = l1
-    nm = 1
-    head = _META + _B_HEAD * np_
-    nxt = _META + _B_NEXT * np_
-    attacker = 3 - defender
-    s = q
-    while True:
-        for nb in (s - w, s + w, s - 1, s + 1):
-            if buf[_META + nb] == attacker:
-                root = buf[head + nb]
-                pl = np.int64(buf[_META + _B_PLIB * np_ + root])
-                ls = np.int64(buf[_META + _B_LSUM * np_ + root])
-                if pl > 0 and pl * np.int64(buf[_META + _B_LSQ * np_ + root]) == ls * ls:
-                    lib = ls // pl
-                    seen = False
-                    for i in range(nm):
-                        if moves[d, i] == lib:
-                            seen = True
-                    if not seen and nm < _MAX_MOVES:
-                        moves[d, nm] = lib
-                        nm += 1
-        s = buf[nxt + s]
-        if s == q:
-            break
-    nmoves[d] = nm
-    return -1
-
-
-@njit(cache=True)
-def _ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx: np.ndarray, q: int, max_nodes: int) -> bool:
-    """Is the string at padded ``q`` in ``bufs[0]`` lost to a ladder? (AND-OR search, explicit stack.)
-
-    The attacker only plays ataris on a two-liberty string; the defender only
-    extends on its last liberty or captures an adjacent attacking string in
-    atari. A string that reaches three liberties has escaped. Reading that
-    runs out of depth (``len(bufs) - 1`` plies) or of ``max_nodes`` positions
-    counts as an escape. An explicit stack, not recursion: Numba's on-disk
-    cache does not survive recursive functions.
-    """
-    defender = bufs[0, _META + q]
-    if defender != _BLACK and defender != _WHITE:
-        return False
-    max_depth = bufs.shape[0] - 1
-    nodes = 1
-    r = _ladder_node(bufs, moves, nmoves, 0, q, defender)
-    if r >= 0:
-        return r == 1
-    idx[0] = 0
-    d = 0
-    while True:
-        # Frame d reads on: try its next move, or resolve it.
-        attacker_node = bufs[d, _M_TOMOVE] != defender
-        result = -1
-        if idx[d] >= nmoves[d]:
-            result = 0 if attacker_node else 1
-        else:
-            m = moves[d, idx[d]]
-            idx[d] += 1
-            if d + 1 > max_depth or nodes >= max_nodes:
-                result = 0  # out of reading: the string escapes
-            else:
-                child = bufs[d + 1]
-                child[:] = bufs[d]
-                n = child[_M_N]
-                w = child[_M_W]
-                if _play(child, (m // w - 1) * n + m % w - 1) < 0:
-                    continue
-                nodes += 1
-                c = _ladder_node(bufs, moves, nmoves, d + 1, q, defender)
-                if c < 0:
-                    d += 1
-                    idx[d] = 0
-                    continue
-                # A leaf: an attacker node is decided by a capture, a defender node by an escape.
-                if attacker_node and c == 1:
-                    result = 1
-                elif not attacker_node and c == 0:
-                    result = 0
-                else:
-                    continue
-        # Frame d is resolved: hand the result to its parent.
-        while True:
-            if d == 0:
-                return result == 1
-            d -= 1
-            parent_attacker = bufs[d, _M_TOMOVE] != defender
-            if parent_attacker and result == 1:
-                continue  # the parent is captured too
-            if not parent_attacker and result == 0:
-                continue  # the parent escapes too
-            break  # the parent tries its next move
-    return False
-
-
-def ladder_stack(size: int, depth: int = LADDER_MAX_DEPTH) -> tuple:
-    """Work arrays for :func:`_ladder_search` on a ``size`` x ``size`` board."""
-    bufs = np.empty((depth + 1, K.buffer_length(size)), dtype=np.int32)
-    moves = np.empty((depth + 1, _MAX_MOVES), dtype=np.int64)
-    nmoves = np.zeros(depth + 1, dtype=np.int64)
-    idx = np.zeros(depth + 1, dtype=np.int64)
-    return bufs, moves, nmoves, idx
-
-
-def ladder_captured(state_buf: np.ndarray, p: int, max_nodes: int = LADDER_MAX_NODES) -> bool:
-    """True when the string at unpadded point ``p`` is lost to a ladder.
-
-    The side to move in ``state_buf`` moves first: if it is the string's owner
-    the string must be in atari (it may extend or capture); if it is the
-    opponent the string must have two liberties (the opponent ataris). Other
-    liberty counts are no ladder and give False, except one liberty with the
-    opponent to move (captured at once). An empty point gives False.
-    """
-    n = int(state_buf[_M_N])
-    bufs, moves, nmoves, idx = ladder_stack(n)
-    bufs[0] = state_buf
-    q = (p // n + 1) * (n + 2) + p % n + 1
-    return bool(_ladder_search(bufs, moves, nmoves, idx, q, max_nodes))
 
 
 # ---------------------------------------------------------------------------

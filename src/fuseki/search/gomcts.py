@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from fuseki.go import kernels as K
+from fuseki.go.ladder import LADDER_MAX_DEPTH, ladder_stack
 from fuseki.search import gotree as T
 
 __all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo"]
@@ -61,6 +62,8 @@ class MCTSConfig:
     prior_selfatari: float = 10.0
     prior_cfg: tuple[float, float, float] = (24.0, 22.0, 8.0)
     prior_emptyarea: float = 10.0
+    ladders: bool = True  # read ladders for the capture and escape priors
+    ladder_nodes: int = 200  # positions one ladder read may visit
     max_game_factor: int = 3  # a playout stops after this many times the board's points
     reuse: bool = True
     capacity: int = 1 << 21  # tree rows; about 36 bytes each
@@ -106,6 +109,8 @@ class MCTSConfig:
         p[T.P_PRIOR_SELFATARI] = self.prior_selfatari
         p[T.P_PRIOR_CFG1], p[T.P_PRIOR_CFG2], p[T.P_PRIOR_CFG3] = self.prior_cfg
         p[T.P_PRIOR_EMPTYAREA] = self.prior_emptyarea
+        p[T.P_LADDERS] = 1.0 if self.ladders else 0.0
+        p[T.P_LADDER_NODES] = self.ladder_nodes
         return p
 
 
@@ -175,6 +180,7 @@ class GoMCTS:
         self._pw = np.zeros(np_, dtype=np.float32)
         self._dist = np.zeros(np_, dtype=np.int32)
         self._owner = np.zeros(np_, dtype=np.float64)
+        self._ladder = ladder_stack(size, depth=min(LADDER_MAX_DEPTH, 4 * size))
         self._reset_tree()
 
     @staticmethod
@@ -264,10 +270,12 @@ class GoMCTS:
         start = time.perf_counter()
         done = 0
         if self._ti[0, T.T_FIRST] < 0:
-            T.expand(root.copy(), self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist)
+            T.expand(
+                root.copy(), self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
+            )
         self._ban_root_moves(state)
         batch = 16
-        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner)
+        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder)
         while True:
             want = batch if playouts is None else min(batch, playouts - done)
             if want <= 0:

@@ -66,7 +66,9 @@ from fuseki.go.kernels import (
     _legal_code_slow,
     _place,
     area_score,
+    play,
 )
+from fuseki.go.ladder import _ladder_search, _two_liberties
 from fuseki.search.playouts import (
     _atari_liberty,
     atari_moves,
@@ -101,7 +103,9 @@ P_PRIOR_CFG1 = 17
 P_PRIOR_CFG2 = 18
 P_PRIOR_CFG3 = 19
 P_PRIOR_EMPTYAREA = 20
-NPARAMS = 21
+P_LADDERS = 21  # 1 = read ladders for the capture/escape priors
+P_LADDER_NODES = 22  # positions one ladder read may visit
+NPARAMS = 23
 
 MAX_DEPTH = 1024  # longest tree path a simulation may take
 
@@ -175,6 +179,10 @@ def expand(
     pw_add: np.ndarray,
     cand: np.ndarray,
     dist: np.ndarray,
+    lbufs: np.ndarray,
+    lmoves: np.ndarray,
+    lnm: np.ndarray,
+    lidx: np.ndarray,
 ) -> bool:
     """Give ``node`` (whose position is ``buf``) its children; False when the tree is full.
 
@@ -201,16 +209,45 @@ def expand(
         for q in range(np_):
             pn_add[q] = 0.0
             pw_add[q] = 0.0
-        # Strings in atari: captures, counter-captures and escapes.
+        # Strings in atari: captures, counter-captures and escapes; with
+        # ladders on, also two-liberty enemy strings that a ladder captures,
+        # and no escape bonus for an escape that runs into a ladder (Michi's
+        # fix_atari with read_ladder_attack).
+        ladders = prm[P_LADDERS] != 0.0
+        max_nodes = int(prm[P_LADDER_NODES])
+        opp = 3 - color
         for q in range(np_):
             b = buf[META + q]
             if (b == BLACK or b == WHITE) and buf[META + B_HEAD * np_ + q] == q:
-                if _atari_liberty(buf, np_, q) >= 0:
-                    bonus = prm[P_PRIOR_CAPTURE_MANY] if buf[META + B_SIZE * np_ + q] > 1 else prm[P_PRIOR_CAPTURE_ONE]
+                bonus = prm[P_PRIOR_CAPTURE_MANY] if buf[META + B_SIZE * np_ + q] > 1 else prm[P_PRIOR_CAPTURE_ONE]
+                lib = _atari_liberty(buf, np_, q)
+                if lib >= 0:
                     k = atari_moves(buf, q, color, cand, 0)
                     for j in range(k):
                         pn_add[cand[j]] += bonus
                         pw_add[cand[j]] += bonus
+                    if ladders and b == color:
+                        escaped = False
+                        for j in range(k):
+                            if cand[j] == lib:
+                                escaped = True
+                        if escaped:
+                            lbufs[0, :] = buf
+                            if play(lbufs[0], _UNPAD[n, lib]) >= 0:
+                                cnt, _l1, _l2 = _two_liberties(lbufs[0], q)
+                                if cnt == 2 and _ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
+                                    # Extending only runs into a ladder: a lost move, not a save.
+                                    pn_add[lib] += prm[P_PRIOR_SELFATARI] - bonus
+                                    pw_add[lib] -= bonus
+                elif ladders and b == opp:
+                    cnt, l1, l2 = _two_liberties(buf, q)
+                    if cnt == 2:
+                        for a in (l1, l2):
+                            lbufs[0, :] = buf
+                            if play(lbufs[0], _UNPAD[n, a]) >= 0 and lbufs[0, META + q] == opp:
+                                if _ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
+                                    pn_add[a] += bonus
+                                    pw_add[a] += bonus
         last = buf[M_LAST]
         have_cfg = 0 <= last < n2
         if have_cfg:
@@ -352,6 +389,10 @@ def run_simulations(
     pw_add: np.ndarray,
     dist: np.ndarray,
     owner: np.ndarray,
+    lbufs: np.ndarray,
+    lmoves: np.ndarray,
+    lnm: np.ndarray,
+    lidx: np.ndarray,
 ) -> int:
     """Run ``count`` simulations from position ``root`` on the tree; return how many ran.
 
@@ -388,7 +429,7 @@ def run_simulations(
             if ti[node, T_FIRST] < 0:
                 if node != 0 and tf[node, F_N] < expand_at:
                     break
-                if not expand(work, ti, tf, th, node, prm, pn_add, pw_add, cand, dist):
+                if not expand(work, ti, tf, th, node, prm, pn_add, pw_add, cand, dist, lbufs, lmoves, lnm, lidx):
                     break
             if depth + 1 >= path.shape[0]:
                 break
