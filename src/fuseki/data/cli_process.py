@@ -1,0 +1,128 @@
+"""``fuseki data process``: SGF games -> uint8 feature shards with a manifest.
+
+::
+
+    fuseki data process SOURCES... --encoder NAME --size N --out DIR
+        [--games N] [--test-fraction F] [--seed S] [--workers W]
+        [--shard-games G] [--test-games FILE] [--max-bytes B] [--json]
+
+SOURCES are SGF files, folders (searched recursively) and archives (.zip,
+.tar.gz, .tgz, .tar.bz2). Run it again with the same arguments after an
+interruption and it resumes: finished shards are kept. See
+:mod:`fuseki.data.processor` for the folder layout and docs/data.md for speeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from fuseki.cli import UserError, int_at_least
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sources", nargs="+", metavar="SOURCE", help="SGF file, folder or archive (.zip, .tar.gz, .tar.bz2)"
+    )
+    parser.add_argument("--encoder", required=True, help="encoder name (oneplane, sevenplane, simple, ...)")
+    parser.add_argument(
+        "--size", type=int_at_least(2), default=19, help="board size (default 19); other games are skipped"
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder for the shards and manifest.json")
+    parser.add_argument(
+        "--games", type=int_at_least(1), default=None, help="games to draw, train and test (default: all)"
+    )
+    parser.add_argument("--test-fraction", type=_fraction, default=0.1, help="share of test games (default 0.1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    parser.add_argument(
+        "--workers", type=int_at_least(1), default=None, help="processes (default: CPU count, at most 8)"
+    )
+    parser.add_argument("--shard-games", type=int_at_least(1), default=100, help="games per shard (default 100)")
+    parser.add_argument(
+        "--test-games",
+        metavar="FILE",
+        help="a fixed test set: split.json of an earlier run, or one game id a line",
+    )
+    parser.add_argument(
+        "--max-bytes", type=int_at_least(1), default=1 << 20, help="skip SGF files larger than this (default 1 MiB)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fuseki.data.processor import ProcessError, process_games
+    from fuseki.data.sampler import read_test_list
+    from fuseki.data.sources import SourceError
+
+    test_games = None
+    if args.test_games:
+        try:
+            test_games = read_test_list(args.test_games)
+        except (OSError, ValueError, KeyError) as e:
+            raise UserError(f"cannot read the test set {args.test_games}: {e}") from None
+    workers = args.workers or min(8, os.cpu_count() or 1)
+
+    def progress(entry: dict, done: int, total: int) -> None:
+        if not args.quiet:
+            print(
+                f"shard {done}/{total} {entry['name']}: {entry['encoded_games']} games, "
+                f"{entry['positions']} positions, {len(entry['skipped'])} skipped",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    try:
+        summary = process_games(
+            args.sources,
+            args.out,
+            encoder=args.encoder,
+            size=args.size,
+            games=args.games,
+            test_fraction=args.test_fraction,
+            seed=args.seed,
+            workers=workers,
+            shard_games=args.shard_games,
+            test_games=test_games,
+            max_bytes=args.max_bytes,
+            on_shard=progress,
+        )
+    except (ProcessError, SourceError) as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+        return 0
+    bpp = summary["bytes_per_position"]
+    print(
+        f"{summary['out']}: {summary['train_games']} train and {summary['test_games']} test games, "
+        f"{summary['positions']:,} positions in {summary['shards']} shards "
+        f"({summary['shards_kept']} kept from an earlier run), {summary['bytes']:,} bytes"
+        + (f" ({bpp} per position)" if bpp is not None else "")
+    )
+    if summary["games_this_run"]:
+        workers = summary["workers"]
+        print(
+            f"{summary['games_this_run']} games read in {summary['seconds']} s "
+            f"({summary['games_per_second']} games/s, {workers} worker{'s' if workers > 1 else ''})"
+        )
+    else:
+        print("nothing to do: every shard was already made")
+    if summary["skipped"]:
+        kinds = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in summary["skipped_by_kind"].items())
+        print(f"skipped {summary['skipped']} games: {kinds} (listed in manifest.json)")
+    if summary["ignored_files"]:
+        shown = ", ".join(summary["ignored_files"][:5]) + (" ..." if len(summary["ignored_files"]) > 5 else "")
+        print(f"ignored {len(summary['ignored_files'])} files not in the manifest: {shown}")
+    return 0

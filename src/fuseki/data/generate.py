@@ -1,0 +1,750 @@
+"""Self-play game corpora, made offline: :func:`generate`.
+
+Supervised learning needs games. Without internet there are no KGS archives,
+so we make our own (the book does the same in chapter 6 with
+``generate_mcts_games.py``):
+
+- ``engine="gnugo"``: GNU Go plays itself. Each game draws the levels of Black
+  and White from ``levels``, starts with up to ``random_opening`` random moves
+  (sent to both engines with ``play``) and gives each engine its own random
+  seed (GTP ``set_random_seed``), so that games differ. The moves are checked
+  by our rules engine and the finished game is scored by a GNU Go referee's
+  ``final_score``: all of this is :class:`~fuseki.gtp.match.Match`'s machinery.
+- ``engine="mcts"``: our MCTS plays itself in-process, ``playouts`` per move,
+  after the same random opening; finished games are scored by our area count.
+
+Everything random in game ``n`` comes from :func:`derive_seed` of ``(seed, n)``,
+so a corpus is a function of its settings. Each game is written atomically as
+``game_000001.sgf`` ...; a ``recipe.json`` next to them holds the settings,
+the command that makes the corpus, the versions (fuseki's git commit, GNU
+Go's version) and one entry per run with its duration. Games whose SGF is
+already there and finished are skipped, so a killed run is continued by
+running the same command again. Games are played in parallel by worker
+processes, each with its own engines.
+
+The root comment of each SGF holds ``key: value`` lines; ``opening: K random
+moves`` tells a data pipeline which first moves were not chosen by an engine.
+
+>>> parse_levels("1-3,7")
+(1, 2, 3, 7)
+>>> derive_seed(0, 1) == derive_seed(0, 1) != derive_seed(1, 1)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import json
+import math
+import multiprocessing
+import multiprocessing.util
+import os
+import random
+import shlex
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
+from fuseki.go.state import Color, GameState, Move
+
+__all__ = [
+    "ENGINES",
+    "RECIPE_FILE",
+    "GameDone",
+    "GamePlan",
+    "GenerateSettings",
+    "GenerateSummary",
+    "RecipeMismatch",
+    "derive_seed",
+    "game_path",
+    "generate",
+    "parse_levels",
+    "random_opening",
+    "recipe_command",
+]
+
+ENGINES = ("gnugo", "mcts")
+RECIPE_FILE = "recipe.json"
+#: How often a GNU Go game that ends in an engine failure is tried again (with new seeds).
+ATTEMPTS = 3
+
+
+class RecipeMismatch(ValueError):
+    """The output folder holds a corpus made with other settings."""
+
+
+# ---- small pure helpers -------------------------------------------------------------
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    """``"1-10"``, ``"1,5,10"``, ``"3"`` or a mix -> sorted distinct GNU Go levels (0 to 10).
+
+    >>> parse_levels("10,1,5")
+    (1, 5, 10)
+    """
+    levels: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        lo, dash, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if dash else a
+        except ValueError:
+            raise ValueError(f"levels: {part!r} is not a level or a range like 1-10") from None
+        if a > b:
+            raise ValueError(f"levels: empty range {part!r}")
+        if a < 0 or b > 10:
+            raise ValueError(f"levels: GNU Go levels are 0 to 10, got {part!r}")
+        levels.update(range(a, b + 1))
+    return tuple(sorted(levels))
+
+
+def format_levels(levels: Sequence[int]) -> str:
+    """The shortest text for :func:`parse_levels`: ``(1, 2, 3, 7)`` -> ``"1-3,7"``."""
+    parts: list[str] = []
+    run: list[int] = []
+    for level in sorted(levels):
+        if run and level == run[-1] + 1:
+            run.append(level)
+            continue
+        if run:
+            parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+        run = [level]
+    if run:
+        parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+    return ",".join(parts)
+
+
+def derive_seed(seed: int, *path: int) -> int:
+    """A seed in ``[1, 2**31 - 1]`` for ``path`` (game number, attempt, ...) under ``seed``.
+
+    A hash, so that neighbouring games get unrelated seeds and the values are
+    the same on every platform and Python version. Never 0 (some engines read
+    0 as "seed from the clock").
+    """
+    text = ":".join(str(int(x)) for x in (seed, *path)).encode("ascii")
+    value = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+    return value % (2**31 - 1) + 1
+
+
+def game_path(out_dir: str | os.PathLike[str], number: int) -> Path:
+    """``OUT/game_000123.sgf`` for game 123 (1-based)."""
+    return Path(out_dir) / f"game_{number:06d}.sgf"
+
+
+def random_opening(state: GameState, count: int, rng: random.Random) -> list[Move]:
+    """Up to ``count`` uniformly random moves that are legal and not obviously bad.
+
+    Not obviously bad: off the first line (on boards of 5 and more), not into
+    an own eye, and not a self-atari (the new string keeps two liberties).
+    Stops early when no such move is left. The moves alternate colours from
+    ``state.next_player``; the state itself is not changed.
+
+    >>> s = GameState.new(9)
+    >>> moves = random_opening(s, 3, random.Random(1))
+    >>> len(moves), all(1 <= m.point.row <= 7 and 1 <= m.point.col <= 7 for m in moves)
+    (3, True)
+    """
+    n = state.size
+    edge = 1 if n >= 5 else 0
+    moves: list[Move] = []
+    for _ in range(count):
+        color = state.next_player
+        candidates = []
+        for index in sorted(int(p) for p in state.legal_points()[:-1]):  # the order of legal_points is unspecified
+            row, col = divmod(index, n)
+            if not (edge <= row < n - edge and edge <= col < n - edge):
+                continue
+            if state.is_eye(index, color):
+                continue
+            move = Move.play((row, col))
+            if state.play(move).liberties((row, col)) < 2:
+                continue
+            candidates.append(move)
+        if not candidates:
+            break
+        move = rng.choice(candidates)
+        moves.append(move)
+        state = state.play(move)
+    return moves
+
+
+# ---- settings and plans -------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class GenerateSettings:
+    """Everything that decides a corpus (not the number of games or workers)."""
+
+    engine: str = "gnugo"  #: ``"gnugo"`` or ``"mcts"``
+    size: int = 9
+    komi: float = 7.5
+    levels: tuple[int, ...] = tuple(range(1, 11))  #: GNU Go levels to draw from (gnugo only)
+    random_opening: int = 0  #: at most this many random moves first; the number is drawn from 0..K
+    playouts: int = 1000  #: per move (mcts only)
+    seed: int = 0
+    max_moves: int | None = None  #: ``None``: three times the board's area
+    move_time: float = 60.0  #: seconds a genmove may take before the engine counts as hung
+    rules: str = "chinese"
+    gnugo: str = "gnugo"  #: GNU Go's program (found in /usr/games too)
+
+    def __post_init__(self) -> None:
+        from fuseki.go.coords import check_size
+
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        check_size(self.size)
+        Rules.preset(self.rules)
+        object.__setattr__(self, "levels", tuple(sorted(set(int(x) for x in self.levels))))
+        if not self.levels or not all(0 <= x <= 10 for x in self.levels):
+            raise ValueError(f"levels must be GNU Go levels from 0 to 10, got {self.levels}")
+        if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
+            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+        if self.random_opening < 0:
+            raise ValueError(f"random opening must not be negative, got {self.random_opening}")
+        if self.playouts < 1:
+            raise ValueError(f"playouts must be at least 1, got {self.playouts}")
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+        if not (math.isfinite(self.move_time) and self.move_time > 0):
+            raise ValueError(f"move time must be a positive number of seconds, got {self.move_time}")
+
+    @property
+    def move_cap(self) -> int:
+        return self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.preset(self.rules).replace(komi=float(self.komi))
+
+    def gnugo_argv(self) -> list[str]:
+        """GNU Go in GTP mode with our scoring and ko rule (``--chinese-rules``, ``--positional-superko``)."""
+        from fuseki.gtp.match import resolve_command
+
+        argv = resolve_command(self.gnugo) + ["--mode", "gtp"]
+        rules = self.game_rules
+        if rules.scoring is Scoring.AREA:
+            argv.append("--chinese-rules")
+        if rules.ko is KoRule.POSITIONAL:
+            argv.append("--positional-superko")
+        elif rules.ko is KoRule.SITUATIONAL:
+            argv.append("--situational-superko")
+        return argv
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["levels"] = list(self.levels)
+        if self.engine == "gnugo":
+            data.pop("playouts")
+        else:
+            for key in ("levels", "move_time", "gnugo"):
+                data.pop(key)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GenerateSettings:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in fields}
+        if "levels" in values:
+            values["levels"] = tuple(values["levels"])
+        return cls(**values)
+
+
+@dataclasses.dataclass(frozen=True)
+class GamePlan:
+    """What the seed decides for one game (and one attempt at it)."""
+
+    number: int
+    attempt: int
+    seed: int  #: the game's own seed, from :func:`derive_seed`
+    black_level: int | None  #: GNU Go levels (``None`` for mcts)
+    white_level: int | None
+    opening: int  #: number of random opening moves (fewer if no good move is left)
+
+    @classmethod
+    def make(cls, settings: GenerateSettings, number: int, attempt: int = 0) -> GamePlan:
+        seed = derive_seed(settings.seed, number, attempt)
+        rng = random.Random(seed)
+        if settings.engine == "gnugo":
+            black, white = rng.choice(settings.levels), rng.choice(settings.levels)
+        else:
+            black = white = None
+        return cls(number, attempt, seed, black, white, rng.randint(0, settings.random_opening))
+
+    def rng(self) -> random.Random:
+        """The generator for the opening moves (separate from the one that drew the plan)."""
+        return random.Random(derive_seed(self.seed, 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class GameDone:
+    """One game of a run: written (or found) in the output folder, or failed."""
+
+    number: int
+    result: str  #: ``RE``; ``""`` when the game failed
+    moves: int
+    black: str
+    white: str
+    seconds: float = 0.0
+    reused: bool = False
+    error: str = ""  #: why no game was written (every attempt failed)
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class GenerateSummary:
+    """The tally of a run: games in the folder, games played now, failures, speed."""
+
+    out_dir: str
+    games: tuple[GameDone, ...]
+    seconds: float  #: wall time of this run
+
+    @property
+    def played(self) -> int:
+        return sum(g.ok and not g.reused for g in self.games)
+
+    @property
+    def reused(self) -> int:
+        return sum(g.reused for g in self.games)
+
+    @property
+    def failed(self) -> int:
+        return sum(not g.ok for g in self.games)
+
+    @property
+    def games_per_minute(self) -> float | None:
+        return 60.0 * self.played / self.seconds if self.played and self.seconds > 0 else None
+
+    def to_json(self) -> dict[str, Any]:
+        done = [g for g in self.games if g.ok]
+        black = sum(g.result.upper().startswith("B+") for g in done)
+        white = sum(g.result.upper().startswith("W+") for g in done)
+        rate = self.games_per_minute
+        return {
+            "out": self.out_dir,
+            "games": len(done),
+            "played": self.played,
+            "reused": self.reused,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "games_per_minute": None if rate is None else round(rate, 3),
+            "black_wins": black,
+            "white_wins": white,
+            "draws": len(done) - black - white,
+            "resignations": sum(g.result.upper().endswith("+R") for g in done),
+            "mean_moves": round(sum(g.moves for g in done) / len(done), 2) if done else None,
+            "failures": [{"game": g.number, "error": g.error} for g in self.games if not g.ok],
+        }
+
+    def describe(self) -> str:
+        j = self.to_json()
+        rate = "" if j["games_per_minute"] is None else f", {j['games_per_minute']:.2f} games/min"
+        return (
+            f"{self.out_dir}: {j['games']} games ({j['played']} played now in {self.seconds:.1f} s{rate}, "
+            f"{j['reused']} from earlier runs, {j['failed']} failed); Black won {j['black_wins']}, "
+            f"White {j['white_wins']}, {j['resignations']} by resignation, {j['mean_moves']} moves on average"
+        )
+
+
+# ---- recipe ------------------------------------------------------------------------
+
+
+def recipe_command(settings: GenerateSettings, games: int, out_dir: str | os.PathLike[str], workers: int) -> str:
+    """The ``fuseki data generate`` command line that makes (or continues) this corpus."""
+    s = settings
+    args = ["fuseki", "data", "generate", "--engine", s.engine, "--games", str(games), "--size", str(s.size)]
+    args += ["--out", os.fspath(out_dir), "--workers", str(workers)]
+    if s.engine == "gnugo":
+        args += ["--levels", format_levels(s.levels)]
+    else:
+        args += ["--playouts", str(s.playouts)]
+    args += ["--random-opening", str(s.random_opening), "--komi", f"{s.komi:g}", "--seed", str(s.seed)]
+    if s.max_moves is not None:
+        args += ["--max-moves", str(s.max_moves)]
+    if s.rules != "chinese":
+        args += ["--rules", s.rules]
+    if s.engine == "gnugo":
+        if s.move_time != GenerateSettings.move_time:
+            args += ["--move-time", f"{s.move_time:g}"]
+        if s.gnugo != GenerateSettings.gnugo:
+            args += ["--gnugo", s.gnugo]
+    return shlex.join(args)
+
+
+def _git_commit() -> str | None:
+    """fuseki's commit (``git rev-parse HEAD``, read-only), or ``None`` outside a checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and commit else None
+
+
+def _gnugo_version(settings: GenerateSettings) -> str | None:
+    """``"GNU Go 3.8"`` as the engine answers ``name`` and ``version``; ``None`` if it does not start."""
+    from fuseki.gtp.client import GtpClient, GtpClientError
+
+    try:
+        with GtpClient(settings.gnugo_argv(), timeout=30) as gtp:
+            return f"{gtp.name().strip()} {gtp.version().strip()}".strip()
+    except (OSError, ValueError, GtpClientError):
+        return None
+
+
+def _versions(settings: GenerateSettings) -> dict[str, Any]:
+    import platform
+
+    from fuseki import __version__
+
+    versions: dict[str, Any] = {"fuseki": __version__, "fuseki_commit": _git_commit(), "python": platform.python_version()}
+    if settings.engine == "gnugo":
+        versions["gnugo"] = _gnugo_version(settings)
+        versions["gnugo_argv"] = settings.gnugo_argv()
+    return versions
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    save_sgf(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))  # atomic; not SGF-specific
+
+
+def _prepare(settings: GenerateSettings, out_dir: Path) -> dict[str, Any]:
+    """Create ``out_dir`` and its recipe, or check the recipe there against ``settings``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / RECIPE_FILE
+    mine = settings.to_dict()
+    if path.exists():
+        try:
+            recipe = json.loads(path.read_text(encoding="utf-8"))
+            theirs = recipe["settings"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise RecipeMismatch(f"{path} is not a corpus recipe ({e})") from None
+        diffs = [
+            f"{key}: {theirs.get(key)!r} there, {value!r} now" for key, value in mine.items() if theirs.get(key) != value
+        ]
+        diffs += [f"{key}: {theirs[key]!r} there, not set now" for key in theirs if key not in mine]
+        if diffs:
+            raise RecipeMismatch(
+                f"{out_dir} holds a corpus made with other settings ({'; '.join(diffs)}); "
+                "use another --out or the same settings"
+            )
+        return recipe
+    return {"fuseki_corpus": 1, "settings": mine, "runs": []}
+
+
+# ---- players ---------------------------------------------------------------------------
+
+
+class _Player(Protocol):
+    def play(self, number: int) -> GameDone: ...
+
+    def close(self) -> None: ...
+
+
+def _comment(settings: GenerateSettings, plan: GamePlan, opening: int, notes: Sequence[str]) -> str:
+    lines = [
+        f"fuseki data generate: game {plan.number}, engine {settings.engine}",
+        f"seed: {plan.seed} (from seed {settings.seed}, game {plan.number}, attempt {plan.attempt})",
+    ]
+    if plan.black_level is not None:
+        lines.append(f"levels: black {plan.black_level}, white {plan.white_level}")
+    else:
+        lines.append(f"playouts: {settings.playouts}")
+    lines.append(f"opening: {opening} random move{'' if opening == 1 else 's'}")
+    lines += [f"note: {n}" for n in notes]
+    return "\n".join(lines)
+
+
+def _save(
+    out_dir: Path,
+    settings: GenerateSettings,
+    plan: GamePlan,
+    state: GameState,
+    result: str,
+    black: str,
+    white: str,
+    opening: int,
+    notes: Sequence[str],
+    started: float,
+) -> GameDone:
+    record = GameRecord.from_state(
+        state, black=black, white=white, result=result, date=datetime.date.today().isoformat()
+    )
+    record.comment = _comment(settings, plan, opening, notes)
+    record.event = "fuseki data generate"
+    record.game_name = f"game {plan.number}"
+    save_sgf(game_path(out_dir, plan.number), record)
+    return GameDone(
+        plan.number, result, len(record.moves), black, white, time.monotonic() - started, note="; ".join(notes)
+    )
+
+
+class _GnuGoPlayer:
+    """GNU Go against itself, on :class:`~fuseki.gtp.match.Match`'s move loop, referee and forfeit handling.
+
+    One GNU Go process per colour (levels and seeds change per game by GTP)
+    and one referee, all restarted after a failure.
+    """
+
+    def __init__(self, settings: GenerateSettings, out_dir: Path) -> None:
+        from fuseki.gtp.match import Match, MatchSettings, _Engine
+
+        self.settings = settings
+        self.out_dir = out_dir
+        argv = settings.gnugo_argv()
+        command = shlex.join(argv)
+        self.match = Match(
+            MatchSettings(
+                engine_a=command,
+                engine_b=command,
+                size=settings.size,
+                komi=settings.komi,
+                move_time=settings.move_time,
+                max_moves=settings.move_cap,
+                rules=settings.rules,
+                referee=command,  # at GNU Go's default level, 10
+                seed=settings.seed,
+            )
+        )
+        self.engines = {
+            Color.BLACK: _Engine("black", argv, self.match.setup_timeout),
+            Color.WHITE: _Engine("white", argv, self.match.setup_timeout),
+        }
+
+    def play(self, number: int) -> GameDone:
+        from fuseki.gtp.match import _Forfeit
+
+        started = time.monotonic()
+        errors: list[str] = []
+        for attempt in range(ATTEMPTS):
+            plan = GamePlan.make(self.settings, number, attempt)
+            try:
+                return self._play(plan, started, errors)
+            except _Forfeit as f:
+                errors.append(f"attempt {attempt}: {f.color.name.lower()} {f.reason}")
+                for engine in self.engines.values():
+                    engine.stop()  # fresh engines for the next attempt
+        return GameDone(number, "", 0, "", "", time.monotonic() - started, error="; ".join(errors))
+
+    def _play(self, plan: GamePlan, started: float, errors: list[str]) -> GameDone:
+        s = self.settings
+        match, by_color = self.match, self.engines
+        levels = {Color.BLACK: plan.black_level, Color.WHITE: plan.white_level}
+        for color, engine in by_color.items():
+            match._setup(engine, color)  # boardsize, clear_board, komi, time_settings
+            engine_seed = derive_seed(plan.seed, 2, int(color))
+
+            def configure(gtp: Any, level: int | None = levels[color], seed: int = engine_seed) -> None:
+                gtp.send(f"level {level}")
+                gtp.send(f"set_random_seed {seed}")
+
+            match._call(engine, color, configure)
+        state = GameState.new(s.size, s.game_rules)
+        opening = random_opening(state, plan.opening, plan.rng())
+        for move in opening:
+            color, vertex = state.next_player, move.gtp(s.size)
+            state = state.play(move)
+            for other, engine in by_color.items():
+                match._call(engine, other, lambda gtp, c=color, v=vertex: gtp.play(c, v))
+        state, result, _kind, notes = match._play_moves(state, by_color)
+        notes = [f"earlier {e}" for e in errors] + notes
+        names = {c: f"{e.name} level {levels[c]}" for c, e in by_color.items()}
+        return _save(self.out_dir, s, plan, state, result, names[Color.BLACK], names[Color.WHITE], len(opening), notes, started)
+
+    def close(self) -> None:
+        for engine in self.engines.values():
+            engine.stop()
+        self.match.close()
+
+
+class _MctsPlayer:
+    """Our MCTS against itself, in-process (the book's ``generate_game``, chapter 6)."""
+
+    def __init__(self, settings: GenerateSettings, out_dir: Path) -> None:
+        from fuseki import __version__
+
+        self.settings = settings
+        self.out_dir = out_dir
+        self.name = f"fuseki {__version__} mcts {settings.playouts} playouts"
+
+    def play(self, number: int) -> GameDone:
+        from fuseki.agents import make_agent
+
+        s = self.settings
+        started = time.monotonic()
+        plan = GamePlan.make(s, number)
+        agent = make_agent("mcts", playouts=s.playouts, seed=plan.seed)  # one tree for both sides, as in the book
+        state = GameState.new(s.size, s.game_rules)
+        opening = random_opening(state, plan.opening, plan.rng())
+        state = state.apply_moves(opening)
+        while not state.is_over() and state.move_number < s.move_cap:
+            state = state.play(agent.select_move(state))
+        notes = []
+        if not state.is_over():
+            notes.append(f"stopped at the move cap ({s.move_cap} moves) and scored as it stood")
+        result = state.result() if state.is_over() else state.score().result
+        return _save(self.out_dir, s, plan, state, result, self.name, self.name, len(opening), notes, started)
+
+    def close(self) -> None:
+        pass
+
+
+def _make_player(settings: GenerateSettings, out_dir: Path) -> _Player:
+    return _GnuGoPlayer(settings, out_dir) if settings.engine == "gnugo" else _MctsPlayer(settings, out_dir)
+
+
+# Worker processes: one player each, made by the pool's initializer.
+_WORKER: _Player | None = None
+
+
+def _worker_init(settings: GenerateSettings, out_dir: str) -> None:
+    global _WORKER
+    _WORKER = _make_player(settings, Path(out_dir))
+    multiprocessing.util.Finalize(None, _WORKER.close, exitpriority=10)
+
+
+def _worker_play(number: int) -> GameDone:
+    assert _WORKER is not None
+    return _WORKER.play(number)
+
+
+# ---- the run ----------------------------------------------------------------------------
+
+
+def _finished(out_dir: Path, number: int) -> GameDone | None:
+    """The game stored by an earlier run, if its SGF is there, readable and has a result."""
+    from fuseki.gtp.match import parse_result
+
+    path = game_path(out_dir, number)
+    if not path.exists():
+        return None
+    try:
+        record = load_sgf(path)
+        parse_result(record.result)
+    except (OSError, SgfError, ValueError):
+        return None  # unreadable or unfinished: play it again
+    return GameDone(number, record.result, len(record.moves), record.black, record.white, reused=True)
+
+
+def generate(
+    settings: GenerateSettings,
+    out_dir: str | os.PathLike[str],
+    games: int,
+    *,
+    workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> GenerateSummary:
+    """Make games 1 to ``games`` in ``out_dir`` (skipping finished ones) and return the tally.
+
+    ``workers`` processes play in parallel (1: in this process). Raises
+    :class:`RecipeMismatch` when ``out_dir`` holds a corpus with other
+    settings, and ``FileNotFoundError`` when GNU Go is needed and missing.
+    """
+    if games < 0:
+        raise ValueError(f"number of games must not be negative, got {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    say = progress or (lambda line: None)
+    out = Path(out_dir)
+    recipe = _prepare(settings, out)
+    if settings.engine == "gnugo":
+        from fuseki.gtp.match import _program_exists
+
+        argv = settings.gnugo_argv()
+        if not _program_exists(argv):
+            raise FileNotFoundError(f"GNU Go: program {argv[0]!r} not found (Debian: apt install gnugo)")
+    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    total = max(games, int(recipe.get("games", 0)))
+    recipe = {
+        "fuseki_corpus": 1,
+        "command": recipe_command(settings, total, out, workers),
+        "games": total,
+        "settings": recipe["settings"],
+        "versions": _versions(settings),
+        "runs": recipe.get("runs", []),
+    }
+    _write_json(out / RECIPE_FILE, recipe)
+
+    done: dict[int, GameDone] = {}
+    todo: list[int] = []
+    for number in range(1, games + 1):
+        old = _finished(out, number)
+        if old is None:
+            todo.append(number)
+        else:
+            done[number] = old
+    if done:
+        say(f"{len(done)} of {games} games are already in {out}; playing the other {len(todo)}")
+    t0 = time.monotonic()
+    played = 0
+    for game in _run(settings, out, todo, workers):
+        done[game.number] = game
+        played += 1
+        elapsed = time.monotonic() - t0
+        rate = 60.0 * played / elapsed if elapsed > 0 else 0.0
+        eta = (len(todo) - played) / rate if rate > 0 else 0.0
+        what = f"{game.result} in {game.moves} moves" if game.ok else f"FAILED ({game.error})"
+        say(
+            f"game {game.number}/{games}: {game.black} vs {game.white}: {what} ({game.seconds:.1f} s)"
+            f" | {played}/{len(todo)} done, {rate:.2f} games/min, about {eta:.0f} min left"
+        )
+    summary = GenerateSummary(str(out), tuple(done[n] for n in sorted(done)), time.monotonic() - t0)
+    j = summary.to_json()
+    recipe = _prepare(settings, out)  # another run may have added to it meanwhile
+    recipe.setdefault("runs", []).append(
+        {
+            "started": started_at,
+            "games": games,
+            "workers": workers,
+            "played": j["played"],
+            "failed": j["failed"],
+            "seconds": j["seconds"],
+            "games_per_minute": j["games_per_minute"],
+            "host_cpus": os.cpu_count(),
+        }
+    )
+    _write_json(out / RECIPE_FILE, recipe)
+    return summary
+
+
+def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Iterator[GameDone]:
+    """Play the games in ``todo``, yielding each as it finishes (in any order with workers)."""
+    if not todo:
+        return
+    if workers == 1 or len(todo) == 1:
+        player = _make_player(settings, out)
+        try:
+            for number in todo:
+                yield player.play(number)
+        finally:
+            player.close()
+        return
+    # fork where there is one: spawn would re-run a caller's unguarded script. No engine runs here now.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    pool = ctx.Pool(min(workers, len(todo)), initializer=_worker_init, initargs=(settings, os.fspath(out)))
+    try:
+        yield from pool.imap_unordered(_worker_play, todo, chunksize=1)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # finished games are on disk; the next run goes on from there
+        raise
+    finally:
+        pool.join()
+

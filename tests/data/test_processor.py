@@ -1,0 +1,265 @@
+"""The processor: shards, manifest, split by game, skipped games, resume, stale files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sgf_corpus import random_game, write_games
+
+from fuseki.data.processor import (
+    LOCK_FILE,
+    ProcessError,
+    SkipGame,
+    encode_game,
+    load_manifest,
+    process_games,
+    verify_shard,
+)
+from fuseki.data.sampler import Split
+from fuseki.encoders import get_encoder
+from fuseki.go import GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a shard folder but the lock, name -> bytes."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != LOCK_FILE}
+
+
+def shard_arrays(folder: Path, split: str) -> tuple[np.ndarray, np.ndarray]:
+    manifest = load_manifest(folder)
+    entries = [e for e in manifest["shards"] if e["split"] == split]
+    xs = [np.load(folder / e["files"]["features"]["name"]) for e in entries]
+    ys = [np.load(folder / e["files"]["labels"]["name"]) for e in entries]
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    write_games(root / "games", 10, size=9, seed=1, moves=12)
+    save_sgf(root / "games" / "bad.sgf", b"(;GM[1]FF[4]SZ[9];B[ee];W[cc]")  # truncated
+    save_sgf(root / "games" / "illegal.sgf", b"(;GM[1]FF[4]SZ[9];B[ee];W[dd];B[ee])")  # occupied
+    save_sgf(root / "games" / "big.sgf", game_to_sgf(random_game(13, 5, 6)))  # another board size
+    return root / "games"
+
+
+def test_shards_hold_every_move_as_uint8_features_and_int16_labels(corpus, tmp_path):
+    out = tmp_path / "out"
+    summary = process_games([corpus], out, encoder="oneplane", size=9, test_fraction=0.3, seed=2, shard_games=4)
+    manifest = load_manifest(out)
+    assert manifest["complete"] and manifest["encoder"] == "oneplane" and manifest["board_size"] == 9
+    assert manifest["feature_shape"] == [1, 9, 9] and manifest["feature_dtype"] == "uint8"
+    for entry in manifest["shards"]:
+        assert verify_shard(out, entry) is None
+        x = np.load(out / entry["files"]["features"]["name"])
+        y = np.load(out / entry["files"]["labels"]["name"])
+        assert x.dtype == np.uint8 and x.shape == (entry["positions"], 1, 9, 9)
+        assert y.dtype == np.int16 and y.shape == (entry["positions"],)
+        meta = json.loads((out / entry["files"]["games"]["name"]).read_text())
+        encoder = get_encoder("oneplane", 9)
+        for game in meta["games"]:  # each game's rows are its positions, move by move
+            data = Path(game["game"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == game["sha256"]
+            record = read_sgf(data)
+            rows = slice(game["first"], game["first"] + game["positions"])
+            assert game["positions"] == len(record.moves) == 12
+            assert y[rows].tolist() == [m.move.point.row * 9 + m.move.point.col for m in record.moves]
+            assert np.array_equal(x[rows][3], encoder.encode(list(record.states())[3]))
+    # train and test never share a game, and together they are the sample
+    split = Split.load(out / "split.json")
+    games = {side: {g["game"] for e in manifest["shards"] if e["split"] == side
+                    for g in json.loads((out / e["files"]["games"]["name"]).read_text())["games"]}
+             for side in ("train", "test")}
+    skipped = {s["game"] for s in manifest["skipped"]}
+    assert not games["train"] & games["test"]
+    assert games["train"] | games["test"] | skipped == set(split.train) | set(split.test)
+    assert summary["positions"] == 12 * 10 and summary["bytes_per_position"] < 100
+
+
+def test_bad_illegal_and_other_size_games_are_skipped_and_counted(corpus, tmp_path):
+    summary = process_games([corpus], tmp_path / "out", encoder="oneplane", size=9, test_fraction=0.0)
+    assert summary["skipped"] == 3
+    assert summary["skipped_by_kind"] == {"bad_sgf": 1, "board_size": 1, "illegal_move": 1}
+    reasons = {Path(s["game"]).name: s["reason"] for s in load_manifest(tmp_path / "out")["skipped"]}
+    assert "illegal" in reasons["illegal.sgf"] and "move 3" in reasons["illegal.sgf"]
+    assert "truncated" in reasons["bad.sgf"]
+    assert reasons["big.sgf"] == "board size 13, expected 9"
+    assert summary["train_games"] == 10
+
+
+def test_last_partial_shard_is_kept(corpus, tmp_path):
+    process_games([corpus], tmp_path / "out", encoder="oneplane", size=9, test_fraction=0.0, shard_games=6)
+    manifest = load_manifest(tmp_path / "out")
+    assert [e["games"] for e in manifest["shards"]] == [6, 6, 1]  # 13 games, none dropped
+    assert manifest["totals"]["train"]["positions"] == 120
+
+
+def test_handicap_game_is_encoded_from_the_position_after_setup():
+    state = random_game(9, seed=3, moves=5, handicap=3)
+    data = game_to_sgf(state)
+    assert b"AB[" in data and b"HA[3]" in data
+    record = read_sgf(data)
+    x, y = encode_game(data, get_encoder("oneplane", 9), 9)
+    assert len(y) == 5
+    setup = np.zeros((9, 9), dtype=np.uint8)
+    for p in record.setup_black:
+        setup[p.row, p.col] = 2  # White to move: Black's handicap stones are the opponent's
+    assert np.array_equal(x[0, 0], setup)
+    first = record.moves[0]
+    assert first.color.name == "WHITE" and y[0] == first.move.point.row * 9 + first.move.point.col
+
+
+def test_passes_are_labels_only_for_encoders_with_a_pass_class():
+    state = GameState.new(9).apply_moves([Move.play(Point(4, 4)), Move.pass_turn(), Move.play(Point(2, 2))])
+    data = game_to_sgf(state)
+    _, y = encode_game(data, get_encoder("oneplane", 9), 9)
+    assert y.tolist() == [40, 20]
+    _, y = encode_game(data, get_encoder("zero", 9), 9)
+    assert y.tolist() == [40, 81, 20]
+
+
+def test_moves_after_the_game_ended_by_two_passes_are_left_out():
+    # On KGS, players who dispute the score resume after two passes; the game ended there.
+    data = b"(;GM[1]FF[4]SZ[9]RU[Japanese];B[ee];W[];B[];W[cc];B[gg])"
+    _, y = encode_game(data, get_encoder("zero", 9), 9)
+    assert y.tolist() == [40, 81, 81]
+
+
+def test_out_of_turn_move_skips_the_game():
+    with pytest.raises(SkipGame, match="move 2 .* out of turn"):
+        encode_game(b"(;GM[1]FF[4]SZ[9];B[ee];B[cc])", get_encoder("oneplane", 9), 9)
+
+
+def test_stale_files_are_never_picked_up(corpus, tmp_path):
+    clean = tmp_path / "clean"
+    process_games([corpus], clean, encoder="oneplane", size=9, seed=4, shard_games=5)
+    out = tmp_path / "stale"
+    out.mkdir()
+    junk = np.ones((1024, 1, 9, 9))  # the book's float64 files of an earlier run
+    np.save(out / "KGS-2019-train_features_0.npy", junk)
+    np.save(out / "KGS-2019-train_labels_0.npy", np.ones(1024))
+    np.save(out / "train-00000.features.npy", junk)  # a shard name, but not in any manifest
+    (out / "train-00007.labels.npy").write_bytes(b"garbage")
+    summary = process_games([corpus], out, encoder="oneplane", size=9, seed=4, shard_games=5)
+    assert summary["ignored_files"] == [
+        "KGS-2019-train_features_0.npy",
+        "KGS-2019-train_labels_0.npy",
+        "train-00007.labels.npy",
+    ]
+    produced = {k: v for k, v in folder_files(out).items() if k not in summary["ignored_files"]}
+    assert produced == folder_files(clean)  # the shard-named stale file was overwritten, not used
+    x, _ = shard_arrays(out, "train")
+    assert x.dtype == np.uint8 and len(x) == load_manifest(clean)["totals"]["train"]["positions"]
+
+
+def test_resume_redoes_only_missing_or_corrupt_shards(corpus, tmp_path):
+    out = tmp_path / "out"
+    kw = dict(encoder="oneplane", size=9, seed=5, shard_games=3, test_fraction=0.2)
+    first = process_games([corpus], out, **kw)
+    before = folder_files(out)
+    again = process_games([corpus], out, **kw)
+    assert again["shards_made"] == 0 and again["shards_kept"] == first["shards"]
+    manifest = load_manifest(out)
+    victim = manifest["shards"][1]["files"]["features"]["name"]
+    data = bytearray((out / victim).read_bytes())
+    data[-1] ^= 1  # same size, other content: only the checksum sees it
+    (out / victim).write_bytes(bytes(data))
+    (out / manifest["shards"][2]["files"]["labels"]["name"]).unlink()
+    (out / ".train-00000.features.npy.abc123.tmp").write_bytes(b"left by a kill")
+    third = process_games([corpus], out, **kw)
+    assert third["shards_made"] == 2 and sorted(third["shards_redone"]) == sorted(
+        [manifest["shards"][1]["name"], manifest["shards"][2]["name"]]
+    )
+    assert third["removed_temp_files"] == 1 and third["ignored_files"] == []
+    assert folder_files(out) == before
+
+
+def test_another_plan_in_the_same_folder_is_refused(corpus, tmp_path):
+    out = tmp_path / "out"
+    process_games([corpus], out, encoder="oneplane", size=9, shard_games=3)
+    with pytest.raises(ProcessError, match="encoder differs"):
+        process_games([corpus], out, encoder="sevenplane", size=9, shard_games=3)
+    with pytest.raises(ProcessError, match="sample of games differs"):
+        process_games([corpus], out, encoder="oneplane", size=9, shard_games=3, seed=1, games=5)
+
+
+# ---- the command, killed and resumed ----------------------------------------------
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "fuseki", "data", "process", *args]
+
+
+def test_cli_killed_midway_resumes_to_the_same_shards(tmp_path):
+    src = tmp_path / "games"
+    write_games(src, 40, size=9, seed=9, moves=30)
+    args = ["--encoder", "sevenplane", "--size", "9", "--shard-games", "2", "--test-fraction", "0.2", "--seed", "3",
+            "--json"]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(cli(str(src), "--out", str(killed), "--workers", "1", *args), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if load_manifest(killed)["shards"]:
+                    break
+            except ProcessError:
+                pass  # no manifest yet
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    partial = load_manifest(killed)
+    assert not partial["complete"] and 1 <= len(partial["shards"]) < partial["planned_shards"]
+
+    resumed = subprocess.run(cli(str(src), "--out", str(killed), "--workers", "1", *args), env=env,
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout.strip().splitlines()[-1])
+    assert summary["complete"] and summary["shards_kept"] >= len(partial["shards"])
+    assert summary["shards_made"] == summary["shards"] - summary["shards_kept"] > 0
+
+    # An uninterrupted run, and in two worker processes: the same files, byte for byte.
+    whole = tmp_path / "whole"
+    straight = process_games([src], whole, encoder="sevenplane", size=9, shard_games=2, test_fraction=0.2, seed=3,
+                             workers=2)
+    assert straight["workers"] == 2 and straight["complete"]
+    assert folder_files(killed) == folder_files(whole)  # manifest, split and every shard
+
+
+def test_cli_user_errors(tmp_path, capsys):
+    from fuseki.cli import main
+
+    assert main(["data", "process", str(tmp_path / "missing"), "--encoder", "oneplane", "--out", str(tmp_path)]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    assert main(["data", "process", str(tmp_path), "--encoder", "nope", "--out", str(tmp_path / "o")]) == 2
+    assert "unknown encoder 'nope'" in capsys.readouterr().err
+
+
+def test_cli_json_summary_is_the_last_line(corpus, tmp_path, capsys):
+    from fuseki.cli import main
+
+    out = tmp_path / "out"
+    assert main(["data", "process", str(corpus), "--encoder", "oneplane", "--size", "9", "--out", str(out),
+                 "--games", "8", "--workers", "1", "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    assert summary["train_games"] + summary["test_games"] + summary["skipped"] == 8
+    assert "shard 1/" in captured.err  # progress goes to stderr
+    assert main(["data", "process", str(corpus), "--encoder", "oneplane", "--size", "9", "--out", str(out),
+                 "--games", "8", "--workers", "1"]) == 0
+    assert "kept from an earlier run" in capsys.readouterr().out
