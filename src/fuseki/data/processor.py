@@ -64,6 +64,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -148,14 +149,32 @@ def plan_shards(split: Split, shard_games: int) -> list[ShardPlan]:
 # ---- encoding one game -------------------------------------------------------
 
 
+_OPENING = re.compile(r"^opening: (\d+) random moves?\s*$", re.MULTILINE)
+
+
+def random_opening_moves(comment: str) -> int:
+    """The number of random opening moves a generated game's root comment declares (0 if none).
+
+    >>> random_opening_moves("seed: 7\nopening: 3 random moves")
+    3
+    >>> random_opening_moves("a game from KGS")
+    0
+    """
+    m = _OPENING.search(comment or "")
+    return int(m.group(1)) if m else 0
+
+
 def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The positions of one SGF game: ``(features uint8 (n, *encoder.shape), labels int16 (n,))``.
 
     Position ``i`` is the board before the ``i``-th move (from the point of view
     of the player to move) and its label is that move's point. The game is
     replayed under the rules its ``RU`` names. Moves after the game ended by
-    two passes (a disputed score, resumed) are left out. Raises
-    :class:`SkipGame` for a game that cannot be used.
+    two passes (a disputed score, resumed) are left out, and so are the random
+    opening moves of a generated game (``fuseki data generate`` writes
+    ``opening: K random moves`` into the root comment): no player chose them,
+    so they are no examples to learn from. Raises :class:`SkipGame` for a game
+    that cannot be used.
     """
     from fuseki.go.sgf import SgfError, read_sgf
     from fuseki.go.state import IllegalMoveError
@@ -175,6 +194,7 @@ def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.nd
         state = record.initial_state()
     except SgfError as e:
         raise SkipGame("bad_sgf", str(e)) from None
+    skip = random_opening_moves(record.comment)
     for number, (color, move) in enumerate(record.moves, 1):
         if state.is_over():
             # Moves after two passes: on KGS the players disputed the score and
@@ -186,7 +206,7 @@ def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.nd
             label: int | None = move.point.row * size + move.point.col
         else:
             label = pass_label
-        if label is not None:
+        if label is not None and number > skip:
             planes = encoder.encode(state)
             if planes.dtype != FEATURE_DTYPE:
                 converted = planes.astype(FEATURE_DTYPE)
