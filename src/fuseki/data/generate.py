@@ -9,7 +9,9 @@ so we make our own (the book does the same in chapter 6 with
   (sent to both engines with ``play``) and gives each engine its own random
   seed (GTP ``set_random_seed``), so that games differ. The moves are checked
   by our rules engine and the finished game is scored by a GNU Go referee's
-  ``final_score``: all of this is :class:`~fuseki.gtp.match.Match`'s machinery.
+  ``final_score``: all of this is the match runner's machinery
+  (:class:`~fuseki.gtp.match.Engine`, :func:`~fuseki.gtp.match.play_gtp_game`,
+  :class:`~fuseki.gtp.match.Referee`).
 - ``engine="mcts"``: our MCTS plays itself in-process, ``playouts`` per move,
   after the same random opening; finished games are scored by our area count.
 
@@ -73,6 +75,8 @@ ENGINES = ("gnugo", "mcts")
 RECIPE_FILE = "recipe.json"
 #: How often a GNU Go game that ends in an engine failure is tried again (with new seeds).
 ATTEMPTS = 3
+#: Seconds GNU Go (and the referee) may take to start and to answer anything but ``genmove``.
+SETUP_TIMEOUT = 30.0
 
 
 class RecipeMismatch(ValueError):
@@ -496,39 +500,26 @@ def _save(
 
 
 class _GnuGoPlayer:
-    """GNU Go against itself, on :class:`~fuseki.gtp.match.Match`'s move loop, referee and forfeit handling.
+    """GNU Go against itself, on the match runner's move loop, referee and forfeit handling.
 
     One GNU Go process per colour (levels and seeds change per game by GTP)
     and one referee, all restarted after a failure.
     """
 
     def __init__(self, settings: GenerateSettings, out_dir: Path) -> None:
-        from fuseki.gtp.match import Match, MatchSettings, _Engine
+        from fuseki.gtp.match import Engine, Referee
 
         self.settings = settings
         self.out_dir = out_dir
         argv = settings.gnugo_argv()
-        command = shlex.join(argv)
-        self.match = Match(
-            MatchSettings(
-                engine_a=command,
-                engine_b=command,
-                size=settings.size,
-                komi=settings.komi,
-                move_time=settings.move_time,
-                max_moves=settings.move_cap,
-                rules=settings.rules,
-                referee=command,  # at GNU Go's default level, 10
-                seed=settings.seed,
-            )
-        )
         self.engines = {
-            Color.BLACK: _Engine("black", argv, self.match.setup_timeout),
-            Color.WHITE: _Engine("white", argv, self.match.setup_timeout),
+            Color.BLACK: Engine("black", argv, SETUP_TIMEOUT),
+            Color.WHITE: Engine("white", argv, SETUP_TIMEOUT),
         }
+        self.referee = Referee(argv, timeout=SETUP_TIMEOUT)  # at GNU Go's default level, 10
 
     def play(self, number: int) -> GameDone:
-        from fuseki.gtp.match import _Forfeit
+        from fuseki.gtp.match import Forfeit
 
         started = time.monotonic()
         errors: list[str] = []
@@ -536,41 +527,45 @@ class _GnuGoPlayer:
             plan = GamePlan.make(self.settings, number, attempt)
             try:
                 return self._play(plan, started, errors)
-            except _Forfeit as f:
+            except Forfeit as f:
                 errors.append(f"attempt {attempt}: {f.color.name.lower()} {f.reason}")
                 for engine in self.engines.values():
                     engine.stop()  # fresh engines for the next attempt
         return GameDone(number, "", 0, "", "", time.monotonic() - started, error="; ".join(errors))
 
     def _play(self, plan: GamePlan, started: float, errors: list[str]) -> GameDone:
+        from fuseki.gtp.match import play_gtp_game
+
         s = self.settings
-        match, by_color = self.match, self.engines
+        by_color = self.engines
         levels = {Color.BLACK: plan.black_level, Color.WHITE: plan.white_level}
         for color, engine in by_color.items():
-            match._setup(engine, color)  # boardsize, clear_board, komi, time_settings
+            engine.setup(color, size=s.size, komi=s.komi, move_time=s.move_time)
             engine_seed = derive_seed(plan.seed, 2, int(color))
 
             def configure(gtp: Any, level: int | None = levels[color], seed: int = engine_seed) -> None:
                 gtp.send(f"level {level}")
                 gtp.send(f"set_random_seed {seed}")
 
-            match._call(engine, color, configure)
+            engine.call(color, configure)
         state = GameState.new(s.size, s.game_rules)
         opening = random_opening(state, plan.opening, plan.rng())
         for move in opening:
             color, vertex = state.next_player, move.gtp(s.size)
             state = state.play(move)
             for other, engine in by_color.items():
-                match._call(engine, other, lambda gtp, c=color, v=vertex: gtp.play(c, v))
-        state, result, _kind, notes = match._play_moves(state, by_color)
-        notes = [f"earlier {e}" for e in errors] + notes
+                engine.call(other, lambda gtp, c=color, v=vertex: gtp.play(c, v))
+        game = play_gtp_game(by_color, state, move_cap=s.move_cap, move_time=s.move_time, referee=self.referee)
+        notes = [f"earlier {e}" for e in errors] + list(game.notes)
         names = {c: f"{e.name} level {levels[c]}" for c, e in by_color.items()}
-        return _save(self.out_dir, s, plan, state, result, names[Color.BLACK], names[Color.WHITE], len(opening), notes, started)
+        return _save(
+            self.out_dir, s, plan, game.state, game.result, names[Color.BLACK], names[Color.WHITE], len(opening), notes, started
+        )
 
     def close(self) -> None:
         for engine in self.engines.values():
             engine.stop()
-        self.match.close()
+        self.referee.close()
 
 
 class _MctsPlayer:
@@ -664,10 +659,10 @@ def generate(
     out = Path(out_dir)
     recipe = _prepare(settings, out)
     if settings.engine == "gnugo":
-        from fuseki.gtp.match import _program_exists
+        from fuseki.gtp.match import program_exists
 
         argv = settings.gnugo_argv()
-        if not _program_exists(argv):
+        if not program_exists(argv):
             raise FileNotFoundError(f"GNU Go: program {argv[0]!r} not found (Debian: apt install gnugo)")
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     total = max(games, int(recipe.get("games", 0)))

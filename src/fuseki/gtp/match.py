@@ -20,6 +20,12 @@ the same folder reuses the finished games and plays only the missing ones.
 The result is a :class:`MatchSummary`: wins, draws, forfeits and A's win rate
 with a Wilson 95 % interval, draws counting half a win.
 
+The pieces of one game are public for other drivers (the self-play corpus
+generator uses them): :class:`Engine` (a restartable GTP engine whose
+failures raise :class:`Forfeit`), :func:`play_gtp_game` (the checked move
+loop and the scoring) and :class:`Referee` (``final_score`` of a replayed
+game).
+
 >>> [round(x, 4) for x in wilson_interval(5, 10)]
 [0.2366, 0.7634]
 """
@@ -35,7 +41,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +60,18 @@ from fuseki.gtp.client import (
 
 __all__ = [
     "DEFAULT_REFEREE",
+    "Engine",
+    "Forfeit",
     "GameOutcome",
     "Match",
     "MatchSettings",
     "MatchSettingsMismatch",
     "MatchSummary",
+    "PlayedGame",
+    "Referee",
     "parse_result",
+    "play_gtp_game",
+    "program_exists",
     "resolve_command",
     "wilson_interval",
 ]
@@ -143,7 +155,8 @@ def resolve_command(command: str) -> list[str]:
     return argv
 
 
-def _program_exists(argv: list[str]) -> bool:
+def program_exists(argv: list[str]) -> bool:
+    """Whether ``argv[0]`` is an executable file (with a path) or a program on ``PATH``."""
     prog = argv[0]
     if os.sep in prog:
         return os.access(prog, os.X_OK)
@@ -326,7 +339,7 @@ class MatchSummary:
 # ---- engines ---------------------------------------------------------------------
 
 
-class _Forfeit(Exception):
+class Forfeit(Exception):
     """Raised inside a game: ``color`` loses by forfeit for ``reason``."""
 
     def __init__(self, color: Color, reason: str) -> None:
@@ -348,11 +361,24 @@ def _describe_failure(e: GtpClientError) -> str:
     return f"stopped answering: {e}"
 
 
-class _Engine:
-    """One side of the match: its command line and, while it runs, its client."""
+def _new_game(gtp: GtpClient, size: int, komi: float, handicap: int) -> None:
+    """``boardsize``, ``clear_board``, ``komi`` and, with a handicap, ``fixed_handicap``."""
+    gtp.boardsize(size)
+    gtp.clear_board()
+    gtp.komi(komi)
+    if handicap:
+        gtp.send(f"fixed_handicap {handicap}")
+
+
+class Engine:
+    """One side of a game: its command line and, while it runs, its client.
+
+    ``label`` names it in forfeit reasons (``"A"``, ``"B"``, ``"black"``).
+    ``setup_timeout`` bounds every command but ``genmove`` (start-up included).
+    """
 
     def __init__(self, label: str, argv: list[str], setup_timeout: float) -> None:
-        self.label = label  # "A" or "B"
+        self.label = label  # "A", "B", "black", ...
         self.argv = argv
         self.setup_timeout = setup_timeout
         self.client: GtpClient | None = None
@@ -390,6 +416,169 @@ class _Engine:
             self.client.close(timeout=1.0)
             self.client = None
 
+    def call(self, color: Color, what: Callable[[GtpClient], Any]) -> Any:
+        """Run ``what`` on the (started) engine; any failure is a :class:`Forfeit` by ``color``."""
+        try:
+            client = self.ensure()
+        except OSError as e:
+            raise Forfeit(color, f"could not be started: {e}") from None
+        try:
+            return what(client)
+        except GtpClientError as e:
+            raise Forfeit(color, _describe_failure(e)) from None
+
+    def setup(
+        self,
+        color: Color,
+        *,
+        size: int,
+        komi: float,
+        move_time: float,
+        handicap: int = 0,
+    ) -> None:
+        """Start a game: board size, empty board, komi, fixed handicap, ``time_settings 0 T 1``.
+
+        A failure is a :class:`Forfeit` by ``color``; an engine that does not
+        know ``time_settings`` just ignores the clock.
+        """
+
+        def setup(gtp: GtpClient) -> None:
+            _new_game(gtp, size, komi, handicap)
+            try:  # optional: an engine that does not know it just ignores the clock
+                gtp.send(f"time_settings 0 {max(1, math.ceil(move_time))} 1")
+            except GtpError:
+                pass
+
+        self.call(color, setup)
+
+
+# ---- one game ----------------------------------------------------------------------
+
+
+class Referee:
+    """A GTP engine that scores games: it replays the moves and answers ``final_score``.
+
+    Started on first use and again after a failure; :meth:`close` ends it.
+    Handicap stones are set with GTP ``fixed_handicap``.
+    """
+
+    def __init__(self, argv: list[str], *, timeout: float = 30.0) -> None:
+        self.argv = argv
+        self.timeout = timeout
+        self._client: GtpClient | None = None
+
+    def final_score(self, state: GameState) -> str:
+        """The referee's ``final_score`` for the game that led to ``state``.
+
+        Raises ``OSError`` or :class:`~fuseki.gtp.client.GtpClientError` on trouble.
+        """
+        if self._client is None or not self._client.is_alive:
+            self._client = GtpClient(self.argv, timeout=self.timeout)
+        ref = self._client
+        _new_game(ref, state.size, state.rules.komi, state.handicap)
+        line = list(state.ancestors())[::-1]
+        for parent, child in itertools.pairwise(line):
+            ref.play(parent.next_player, child.move_played().gtp(state.size))
+        return ref.final_score().strip()
+
+    def score(self, state: GameState) -> tuple[str, str]:
+        """(result, note): the referee's ``final_score``, else our area count and why.
+
+        If the referee fails or answers something that is not a result, the
+        game is scored by our area count with every stone alive and the note
+        says so; the referee is restarted for the next game.
+        """
+        try:
+            result = self.final_score(state)
+            parse_result(result)
+            return result, ""
+        except (OSError, GtpClientError, ValueError) as e:
+            self.close()
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return (
+                state.score().result,
+                f"the referee failed ({first}); scored by our area count, all stones alive",
+            )
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close(timeout=1.0)
+            self._client = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedGame:
+    """What :func:`play_gtp_game` returns."""
+
+    state: GameState  #: the final position (its history holds every move)
+    result: str  #: ``"B+3.5"``, ``"W+R"``, ``"0"``
+    kind: str  #: ``"score"``, ``"resign"`` or ``"draw"``
+    notes: tuple[str, ...] = ()  #: the move cap, referee trouble
+
+
+def play_gtp_game(
+    engines_by_color: Mapping[Color, Engine],
+    state: GameState,
+    *,
+    move_cap: int,
+    move_time: float,
+    referee: Referee | None = None,
+) -> PlayedGame:
+    """Alternate genmove/play from ``state`` until two passes, a resignation or the move cap.
+
+    The engines must be set up (:meth:`Engine.setup`) and know the moves that
+    ``state`` already holds (an opening, sent with ``play``). Each generated
+    move is checked on our ``GameState`` before the other engine gets it. A
+    game that did not end by resignation is scored by ``referee`` (``None``:
+    our area count with every stone alive). ``genmove`` may take
+    ``move_time`` seconds. Raises :class:`Forfeit` for the first engine that
+    fails; the caller decides what that means for the game.
+    """
+    size = state.size
+    notes: list[str] = []
+    while not state.is_over() and state.move_number < move_cap:
+        color = state.next_player
+        mover, other = engines_by_color[color], engines_by_color[color.other]
+        reply = mover.call(
+            color, lambda gtp, c=color: gtp.genmove(c, timeout=move_time)
+        )
+        if reply == "resign":
+            state = state.play(Move.resign())
+            return PlayedGame(state, state.result(), "resign", tuple(notes))
+        try:
+            move = Move.from_gtp(reply, size)
+        except (CoordinateError, ValueError) as e:
+            raise Forfeit(
+                color, f"answered genmove with {reply[:40]!r}: {e}"
+            ) from None
+        try:
+            state = state.play(move)
+        except IllegalMoveError as e:
+            raise Forfeit(
+                color,
+                f"played the illegal move {reply} at move {state.move_number + 1}: {e.reason}",
+            ) from None
+        vertex = move.gtp(size)
+        try:
+            other.call(color.other, lambda gtp, c=color, v=vertex: gtp.play(c, v))
+        except Forfeit as f:
+            raise Forfeit(
+                f.color, f"{f.reason} (after the opponent's legal move {vertex})"
+            ) from None
+    if not state.is_over():
+        notes.append(
+            f"stopped at the move cap ({move_cap} moves) and scored as it stood"
+        )
+    if referee is None:
+        result, note = state.score().result, ""
+    else:
+        result, note = referee.score(state)
+    if note:
+        notes.append(note)
+    winner, _ = parse_result(result)
+    kind = "draw" if winner is None else "score"
+    return PlayedGame(state, result, kind, tuple(notes))
+
 
 # ---- the match -------------------------------------------------------------------
 
@@ -416,22 +605,26 @@ class Match:
         self.progress = progress or (lambda line: None)
         self.setup_timeout = setup_timeout
         self.engines = {
-            "A": _Engine("A", resolve_command(settings.engine_a), setup_timeout),
-            "B": _Engine("B", resolve_command(settings.engine_b), setup_timeout),
+            "A": Engine("A", resolve_command(settings.engine_a), setup_timeout),
+            "B": Engine("B", resolve_command(settings.engine_b), setup_timeout),
         }
         self.referee_argv = settings.referee_argv()
-        self._referee: GtpClient | None = None
+        self.referee = (
+            None
+            if self.referee_argv is None
+            else Referee(self.referee_argv, timeout=setup_timeout)
+        )
 
     # ---- set-up and resume ---------------------------------------------------
 
     def check(self) -> None:
         """Raise ``FileNotFoundError`` for a program that does not exist (before any game)."""
         for label, engine in self.engines.items():
-            if not _program_exists(engine.argv):
+            if not program_exists(engine.argv):
                 raise FileNotFoundError(
                     f"engine {label}: program {engine.argv[0]!r} not found"
                 )
-        if self.referee_argv is not None and not _program_exists(self.referee_argv):
+        if self.referee_argv is not None and not program_exists(self.referee_argv):
             raise FileNotFoundError(
                 f"referee: program {self.referee_argv[0]!r} not found (use --referee none for our own count)"
             )
@@ -551,9 +744,8 @@ class Match:
     def close(self) -> None:
         for engine in self.engines.values():
             engine.stop()
-        if self._referee is not None:
-            self._referee.close(timeout=1.0)
-            self._referee = None
+        if self.referee is not None:
+            self.referee.close()
 
     def play_game(self, number: int) -> GameOutcome:
         """Play game ``number`` (1-based), write its SGF, and return its outcome."""
@@ -564,16 +756,29 @@ class Match:
             a_color.other: self.engines["B"],
         }
         state = GameState.new(s.size, s.game_rules, handicap=s.handicap)
-        notes: list[str] = []
+        notes: tuple[str, ...] = ()
         result = ""
         reason = ""
         kind = ""
         forfeited: Color | None = None
         try:
             for color in (Color.BLACK, Color.WHITE):
-                self._setup(by_color[color], color)
-            state, result, kind, notes = self._play_moves(state, by_color)
-        except _Forfeit as f:
+                by_color[color].setup(
+                    color,
+                    size=s.size,
+                    komi=s.komi,
+                    move_time=s.move_time,
+                    handicap=s.handicap,
+                )
+            game = play_gtp_game(
+                by_color,
+                state,
+                move_cap=s.move_cap,
+                move_time=s.move_time,
+                referee=self.referee,
+            )
+            state, result, kind, notes = game.state, game.result, game.kind, game.notes
+        except Forfeit as f:
             forfeited = f.color
             reason = f"{f.color.name.lower()} ({by_color[f.color].label}: {by_color[f.color].name}) {f.reason}"
             result = f"{f.color.other.letter}+F"
@@ -611,116 +816,3 @@ class Match:
             reason if forfeited is not None else "; ".join(notes),
             len(record.moves),
         )
-
-    def _call(
-        self, engine: _Engine, color: Color, what: Callable[[GtpClient], Any]
-    ) -> Any:
-        """Run ``what`` on the engine; any failure is a forfeit by ``color``."""
-        try:
-            client = engine.ensure()
-        except OSError as e:
-            raise _Forfeit(color, f"could not be started: {e}") from None
-        try:
-            return what(client)
-        except GtpClientError as e:
-            raise _Forfeit(color, _describe_failure(e)) from None
-
-    def _setup(self, engine: _Engine, color: Color) -> None:
-        s = self.settings
-
-        def setup(gtp: GtpClient) -> None:
-            gtp.boardsize(s.size)
-            gtp.clear_board()
-            gtp.komi(s.komi)
-            if s.handicap:
-                gtp.send(f"fixed_handicap {s.handicap}")
-            try:  # optional: an engine that does not know it just ignores the clock
-                gtp.send(f"time_settings 0 {max(1, math.ceil(s.move_time))} 1")
-            except GtpError:
-                pass
-
-        self._call(engine, color, setup)
-
-    def _play_moves(
-        self, state: GameState, by_color: dict[Color, _Engine]
-    ) -> tuple[GameState, str, str, list[str]]:
-        """Alternate genmove/play until two passes, a resignation or the move cap."""
-        s = self.settings
-        notes: list[str] = []
-        while not state.is_over() and state.move_number < s.move_cap:
-            color = state.next_player
-            mover, other = by_color[color], by_color[color.other]
-            reply = self._call(
-                mover, color, lambda gtp, c=color: gtp.genmove(c, timeout=s.move_time)
-            )
-            if reply == "resign":
-                state = state.play(Move.resign())
-                return state, state.result(), "resign", notes
-            try:
-                move = Move.from_gtp(reply, s.size)
-            except (CoordinateError, ValueError) as e:
-                raise _Forfeit(
-                    color, f"answered genmove with {reply[:40]!r}: {e}"
-                ) from None
-            try:
-                state = state.play(move)
-            except IllegalMoveError as e:
-                raise _Forfeit(
-                    color,
-                    f"played the illegal move {reply} at move {state.move_number + 1}: {e.reason}",
-                ) from None
-            vertex = move.gtp(s.size)
-            try:
-                self._call(
-                    other, color.other, lambda gtp, c=color, v=vertex: gtp.play(c, v)
-                )
-            except _Forfeit as f:
-                raise _Forfeit(
-                    f.color, f"{f.reason} (after the opponent's legal move {vertex})"
-                ) from None
-        if not state.is_over():
-            notes.append(
-                f"stopped at the move cap ({s.move_cap} moves) and scored as it stood"
-            )
-        result, note = self._score(state)
-        if note:
-            notes.append(note)
-        winner, _ = parse_result(result)
-        return state, result, "draw" if winner is None else "score", notes
-
-    # ---- scoring -----------------------------------------------------------------
-
-    def _score(self, state: GameState) -> tuple[str, str]:
-        """(result, note): the referee's ``final_score``, else our area count with every stone alive."""
-        own = state.score().result
-        if self.referee_argv is None:
-            return own, ""
-        try:
-            result = self._ask_referee(state)
-            parse_result(result)
-            return result, ""
-        except (OSError, GtpClientError, ValueError) as e:
-            if self._referee is not None:
-                self._referee.close(timeout=1.0)
-                self._referee = None
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            return (
-                own,
-                f"the referee failed ({first}); scored by our area count, all stones alive",
-            )
-
-    def _ask_referee(self, state: GameState) -> str:
-        s = self.settings
-        assert self.referee_argv is not None
-        if self._referee is None or not self._referee.is_alive:
-            self._referee = GtpClient(self.referee_argv, timeout=self.setup_timeout)
-        ref = self._referee
-        ref.boardsize(s.size)
-        ref.clear_board()
-        ref.komi(s.komi)
-        if s.handicap:
-            ref.send(f"fixed_handicap {s.handicap}")
-        line = list(state.ancestors())[::-1]
-        for parent, child in itertools.pairwise(line):
-            ref.play(parent.next_player, child.move_played().gtp(s.size))
-        return ref.final_score().strip()
