@@ -36,3 +36,4 @@ register_agent(
     "Monte Carlo tree search: heavy playouts, priors, RAVE, tree reuse (options playouts, seconds)",
 )
 register_agent("mcts-book", make_mcts_book, "the book's MCTS: UCT with c = 1.5 and random no-own-eye playouts")
+from fuseki.agents import deep_learning as _deep_learning  # noqa: E402,F401  registers policy

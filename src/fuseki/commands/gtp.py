@@ -18,7 +18,12 @@ from fuseki.cli import UserError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bot", default="random", metavar="NAME", help="the agent that plays (default random)")
+    parser.add_argument(
+        "--bot", default=None, metavar="NAME", help="the agent that plays (default random; policy with --model)"
+    )
+    from fuseki.commands.play import add_model_argument
+
+    add_model_argument(parser)
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="random seed, for reproducible play")
     parser.add_argument(
         "--rules",
@@ -127,7 +132,7 @@ class MoveLog:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.commands.play import build_agent
+    from fuseki.commands.play import build_agent, model_options
     from fuseki.go.rules import PRESETS, Rules
     from fuseki.gtp.engine import GtpEngine
 
@@ -144,11 +149,14 @@ def run(args: argparse.Namespace) -> int:
     # and gtp2ogs expect an engine to end its games.
     from fuseki.agents import agent_options
 
+    model = getattr(args, "model", None)
+    bot_name = args.bot or ("policy" if model is not None else "random")
     options = parse_settings(args.set)
-    if "resign_below" in (agent_options(args.bot) or ()) and "resign_below" not in options:
+    if "resign_below" in (agent_options(bot_name) or ()) and "resign_below" not in options:
         # A search agent resigns on its own win rate; --never-resign means a threshold of 0.
         options["resign_below"] = 0.0 if args.never_resign else args.resign_below
-    bot = build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds, **options)
+    options.update(model_options(bot_name, model))
+    bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **options)
     if args.log is not None:
         bot = MoveLog(bot, args.log)
     agent = Terminating(

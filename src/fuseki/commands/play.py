@@ -148,6 +148,41 @@ def build_agent(name: str, seed: int | None, *, lenient: bool = False, **limits:
         raise UserError(str(e)) from None
 
 
+def add_model_argument(parser: argparse.ArgumentParser, bot_flag: str = "--bot") -> None:
+    """``--model FILE``: an agent file (or a model name) for the bot that takes one (``policy``)."""
+    parser.add_argument(
+        "--model",
+        default=None,
+        metavar="FILE",
+        help=f"an agent file (a path, or a model name) for the policy bot; {bot_flag} then defaults to policy",
+    )
+
+
+def model_options(bot: str, model: str | None) -> dict[str, object]:
+    """``{"model": model}`` for a bot that takes a model file, ``{}`` without ``--model``.
+
+    ``--model`` with a bot that takes no model is a clear error rather than
+    a file silently ignored.
+    """
+    if model is None:
+        return {}
+    from fuseki.agents import agent_options
+
+    accepted = agent_options(bot)
+    if accepted is not None and "model" not in accepted:
+        raise UserError(f"--model: agent {bot!r} takes no model file (use --bot policy, or leave --bot out)")
+    return {"model": model}
+
+
+def check_board_size(agent: Agent, size: int) -> None:
+    """A bot whose network was trained for one board size (``agent.board_size``) cannot play another."""
+    fixed = getattr(agent, "board_size", None)
+    if fixed is not None and fixed != size:
+        raise UserError(
+            f"--size {size}: {agent.name} plays {fixed}x{fixed} only (its model's board); use --size {fixed}"
+        )
+
+
 def player_label(color: Color, names: dict[Color, str]) -> str:
     """``"Black (random)"``: the colour, then who plays it."""
     return f"{color.name.capitalize()} ({names[color]})"
@@ -233,10 +268,12 @@ def save_game(path: str, state: GameState, players: dict[Color, str], comment: s
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
-        default="random",
+        default=None,
         metavar="NAME",
-        help="the opponent: random (the book's bot, never fills its own eyes), uniform, mcts, ... (default random)",
+        help="the opponent: random (the book's bot, never fills its own eyes), uniform, mcts, policy, ... "
+        "(default random; policy with --model)",
     )
+    add_model_argument(parser)
     parser.add_argument(
         "--color",
         default="black",
@@ -274,7 +311,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     check_sgf_path(args.sgf)
     state = new_game(args.size, args.rules, args.komi, args.handicap)
-    bot = build_agent(args.bot, args.seed, playouts=args.playouts, seconds=args.seconds)
+    model = getattr(args, "model", None)
+    bot_name = args.bot or ("policy" if model is not None else "random")
+    extra = model_options(bot_name, model)
+    bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **extra)
+    check_board_size(bot, args.size)
     session = TerminalGame(state, bot, human=args.color, rules_name=args.rules)
     try:
         session.play()

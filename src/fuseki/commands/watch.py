@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, TextIO
 from fuseki.cli import UserError
 from fuseki.commands.play import (
     add_game_arguments,
+    add_model_argument,
     add_search_arguments,
     build_agent,
+    check_board_size,
     check_sgf_path,
     describe_move,
     isatty,
@@ -46,8 +48,13 @@ DEFAULT_CAP_FACTOR = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--black", default="random", metavar="NAME", help="the bot playing Black (default random)")
-    parser.add_argument("--white", default="random", metavar="NAME", help="the bot playing White (default random)")
+    parser.add_argument(
+        "--black", default=None, metavar="NAME", help="the bot playing Black (default random; policy with --model)"
+    )
+    parser.add_argument(
+        "--white", default=None, metavar="NAME", help="the bot playing White (default random; policy with --model)"
+    )
+    add_model_argument(parser, "--black/--white")
     parser.add_argument(
         "--delay", type=float, default=0.5, metavar="SECONDS", help="pause between moves (default 0.5; 0 for none)"
     )
@@ -63,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fuseki.agents import agent_options
     from fuseki.go.state import Color
 
     if not math.isfinite(args.delay) or args.delay < 0:
@@ -75,9 +83,20 @@ def run(args: argparse.Namespace) -> int:
     # Two different seeds: the same bot on both sides with one seed would
     # mirror its own random choices.
     # --playouts/--seconds go to whichever of the two bots searches.
-    limits = {"playouts": args.playouts, "seconds": args.seconds}
-    black = build_agent(args.black, None if args.seed is None else args.seed, lenient=True, **limits)
-    white = build_agent(args.white, None if args.seed is None else args.seed + 1, lenient=True, **limits)
+    limits: dict[str, object] = {"playouts": args.playouts, "seconds": args.seconds}
+    # --model goes to each side that takes a model file (an unset side is then the policy bot).
+    model = getattr(args, "model", None)
+    default = "policy" if model is not None else "random"
+    black_name, white_name = args.black or default, args.white or default
+    if model is not None:
+        options = [agent_options(name) for name in (black_name, white_name)]
+        if all(accepted is not None and "model" not in accepted for accepted in options):
+            raise UserError(f"--model: neither {black_name!r} nor {white_name!r} takes a model file (use policy)")
+        limits["model"] = model
+    black = build_agent(black_name, None if args.seed is None else args.seed, lenient=True, **limits)
+    white = build_agent(white_name, None if args.seed is None else args.seed + 1, lenient=True, **limits)
+    check_board_size(black, args.size)
+    check_board_size(white, args.size)
     bots = {Color.BLACK: black, Color.WHITE: white}
     names = {Color.BLACK: black.name, Color.WHITE: white.name}
 

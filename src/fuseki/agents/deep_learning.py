@@ -1,0 +1,273 @@
+"""The book's ``DeepLearningAgent`` (ch. 8): a move-prediction network that plays.
+
+The agent encodes the position, asks the network for move probabilities and
+turns them into a move, as in listings 8.2-8.4:
+
+1. probabilities: ``softmax(logits / temperature)`` (the book's model ends in
+   a softmax; ``temperature=1`` is that);
+2. ``cube=True``: ``probs ** 3``, the book's way to favour the likely moves;
+3. ``clip=1e-6``: the book's clipping, ``np.clip(probs, eps, 1 - eps)``, so no
+   move has probability 0 or 1, then renormalising (:func:`clip_probs`);
+4. only legal moves that do not fill one of the agent's own eyes (the book's
+   ``is_point_an_eye`` rule, :meth:`GameState.is_eye`) are candidates; with
+   none left, the agent passes;
+5. ``mode="sample"`` draws a candidate in proportion to its probability;
+   ``mode="argmax"`` takes the most probable one.
+
+The book draws a random ranking of *all* moves (``np.random.choice`` without
+replacement, weighted) and plays the first acceptable one. The first
+acceptable move of such a ranking is distributed exactly like one draw from
+the probabilities restricted to the acceptable moves, which is what we do:
+one draw instead of a permutation and a validity test per move.
+
+Defaults are the book's (sampling, cube, clip 1e-6, temperature 1).
+Encoders with a pass class (``zero``) let the network choose pass too.
+
+>>> import torch
+>>> from fuseki.encoders import get_encoder
+>>> from fuseki.go.state import GameState
+>>> enc = get_encoder("oneplane", 5)
+>>> net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(25, 25))
+>>> bot = DeepLearningAgent(net, enc, mode="argmax")
+>>> state = GameState.new(5)
+>>> state.is_legal(bot.select_move(state))
+True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fuseki.agents.base import register_agent
+
+if TYPE_CHECKING:
+    from fuseki.agents.agent_file import AgentFileInfo
+    from fuseki.encoders.base import Encoder
+    from fuseki.go.state import GameState, Move
+
+__all__ = ["DeepLearningAgent", "clip_probs", "load_prediction_agent", "make_policy_agent", "MODES"]
+
+#: How a move is chosen from the probabilities.
+MODES = ("sample", "argmax")
+#: The book's clipping epsilon in ch. 8 (listing 8.3); ch. 9's ``clip_probs`` uses 1e-5.
+BOOK_EPS = 1e-6
+
+
+def clip_probs(probs: np.ndarray, eps: float = BOOK_EPS) -> np.ndarray:
+    """The book's clipping: every value into ``[eps, 1 - eps]``, then renormalised (along the last axis).
+
+    >>> clip_probs(np.array([1.0, 0.0]), eps=0.1).tolist()
+    [0.9, 0.1]
+    """
+    clipped = np.clip(np.asarray(probs, dtype=np.float64), eps, 1.0 - eps)
+    return clipped / clipped.sum(axis=-1, keepdims=True)
+
+
+class DeepLearningAgent:
+    """Plays the moves a policy network predicts (an :class:`~fuseki.agents.base.Agent`).
+
+    ``model`` maps a float tensor ``(batch, planes, N, N)`` to move logits
+    ``(batch, encoder.num_moves)``; ``encoder`` turns positions into its
+    input. ``clip`` is the clipping epsilon (``None`` or 0: no clipping);
+    ``cube`` raises the probabilities to the third power before clipping, as
+    the book does. ``seed`` makes sampling reproducible.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        encoder: Encoder,
+        *,
+        temperature: float = 1.0,
+        mode: str = "sample",
+        cube: bool = True,
+        clip: float | None = BOOK_EPS,
+        seed: int | None = None,
+        name: str = "policy",
+        info: AgentFileInfo | None = None,
+    ) -> None:
+        if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
+            raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if clip is not None and not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
+            raise ValueError(f"clip must be from 0 to 0.5 (or None), got {clip!r}")
+        if not isinstance(cube, bool):
+            raise ValueError(f"cube must be true or false, got {cube!r}")
+        self.model = model
+        self.encoder = encoder
+        self.temperature = float(temperature)
+        self.mode = mode
+        self.cube = cube
+        self.clip = float(clip) if clip else None
+        self.name = name
+        #: The agent file's metadata when loaded from one.
+        self.info = info
+        self._rng = np.random.default_rng(seed)
+        model.eval()
+
+    @property
+    def board_size(self) -> int:
+        """The one board size this agent plays (its encoder's)."""
+        return int(self.encoder.size)
+
+    # ---- the network ------------------------------------------------------
+
+    def logits(self, states: Sequence[GameState]) -> np.ndarray:
+        """The network's move logits for a batch of positions, ``float32 (len(states), num_moves)``."""
+        import torch
+
+        if not states:
+            return np.zeros((0, self.encoder.num_moves), dtype=np.float32)
+        for state in states:
+            if state.size != self.encoder.size:
+                raise ValueError(
+                    f"this {self.name} agent plays {self.encoder.size}x{self.encoder.size} only "
+                    f"(its network was trained with encoder {self.encoder.name!r} on that size), "
+                    f"not {state.size}x{state.size}"
+                )
+        planes = np.stack([self.encoder.encode(s) for s in states])
+        param = next(iter(self.model.parameters()), None)
+        device = param.device if param is not None else "cpu"
+        with torch.inference_mode():
+            x = torch.from_numpy(planes).to(device=device, dtype=torch.float32)
+            out = self.model(x)
+        return out.float().cpu().numpy()
+
+    def predict(self, states: Sequence[GameState]) -> np.ndarray:
+        """The network's move probabilities (softmax of the logits), ``(len(states), num_moves)``.
+
+        The book's ``predict``, batched: one forward pass for many positions.
+        """
+        return _softmax(self.logits(states).astype(np.float64))
+
+    def move_probabilities(self, states: Sequence[GameState]) -> np.ndarray:
+        """The probabilities the agent chooses from, before legality: temperature, cube, clip (float64)."""
+        probs = _softmax(self.logits(states).astype(np.float64) / self.temperature)
+        if self.cube:
+            probs = probs**3  # unnormalised, as in the book: the clip sees the cubed values
+        if self.clip:
+            return clip_probs(probs, self.clip)
+        return probs / probs.sum(axis=-1, keepdims=True)
+
+    # ---- choosing ---------------------------------------------------------
+
+    def candidates(self, state: GameState) -> np.ndarray:
+        """Move indices the agent may play: legal, not its own eye (and pass where the encoder has a pass class)."""
+        n2 = state.size * state.size
+        legal = state.legal_points()
+        color = state.next_player
+        is_eye = state.is_eye
+        points = [int(p) for p in legal if p < n2 and not is_eye(int(p), color)]
+        if self.encoder.num_moves > n2 and len(legal):
+            points.append(n2)
+        return np.asarray(points, dtype=np.int64)
+
+    def select_move(self, state: GameState) -> Move:
+        from fuseki.go.state import Move
+
+        if state.is_over():
+            raise ValueError("the game is over: there is no move to select")
+        probs = self.move_probabilities([state])[0]
+        index = self._choose(state, probs)
+        n = state.size
+        if index >= n * n:
+            return Move.pass_turn()
+        return Move.play(self.encoder.decode_point_index(index))
+
+    def _choose(self, state: GameState, probs: np.ndarray) -> int:
+        """The chosen move index (``size * size``: pass) from the agent's probabilities."""
+        cands = self.candidates(state)
+        if len(cands) == 0:
+            return state.size * state.size
+        weights = probs[cands]
+        if self.mode == "argmax":
+            return int(cands[int(np.argmax(weights))])
+        cum = np.cumsum(weights)
+        i = int(np.searchsorted(cum, self._rng.random() * cum[-1], side="right"))
+        return int(cands[min(i, len(cands) - 1)])
+
+    def analyze(self, state: GameState, top: int = 5) -> dict[str, Any]:
+        """The most probable acceptable moves: ``(index, vertex, network probability, choice probability)``.
+
+        The network probability is the plain softmax; the choice probability
+        is what ``select_move`` draws with (temperature, cube, clip,
+        restricted to the candidates). With ``mode="argmax"`` the first entry
+        is the move it plays.
+        """
+        from fuseki.go.coords import to_gtp
+
+        raw = self.predict([state])[0]
+        probs = self.move_probabilities([state])[0]
+        cands = self.candidates(state)
+        n = state.size
+        rows = []
+        if len(cands):
+            choice = probs[cands] / probs[cands].sum()
+            order = np.argsort(-choice, kind="stable")[:top]
+            for j in order:
+                index = int(cands[j])
+                vertex = "pass" if index >= n * n else to_gtp(self.encoder.decode_point_index(index), n)
+                rows.append((index, vertex, float(raw[index]), float(choice[j])))
+        return {
+            "top": rows,
+            "candidates": int(len(cands)),
+            "mode": self.mode,
+            "temperature": self.temperature,
+            "pass_probability": float(raw[n * n]) if raw.shape[0] > n * n else None,
+        }
+
+    def __repr__(self) -> str:
+        source = f", file={os.path.basename(self.info.path)!r}" if self.info is not None and self.info.path else ""
+        return (
+            f"DeepLearningAgent(encoder={self.encoder.name!r}, size={self.encoder.size}, mode={self.mode!r}, "
+            f"temperature={self.temperature:g}, cube={self.cube}, clip={self.clip}{source})"
+        )
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def load_prediction_agent(path_or_name: str | os.PathLike[str], **options: Any) -> DeepLearningAgent:
+    """The book's ``load_prediction_agent``: a :class:`DeepLearningAgent` from an agent file (path or name).
+
+    ``options`` go to :class:`DeepLearningAgent` (``temperature``, ``mode``, ...).
+    """
+    from fuseki.agents.agent_file import AgentFileError, load_agent_file
+
+    model, info = load_agent_file(path_or_name)
+    if info.kind != "policy":
+        raise AgentFileError(f"{info.path}: a {info.kind!r} agent file, not a policy network")
+    return DeepLearningAgent(model, info.make_encoder(), info=info, **options)
+
+
+def make_policy_agent(
+    model: str | None = None,
+    temperature: float = 1.0,
+    mode: str = "sample",
+    cube: bool = True,
+    clip: float | None = BOOK_EPS,
+    seed: int | None = None,
+) -> DeepLearningAgent:
+    """The registry's ``policy``: :func:`load_prediction_agent` on ``model`` (a path or a name)."""
+    if model is None:
+        from fuseki.agents.agent_file import available_models
+
+        names = ", ".join(available_models()) or "none installed"
+        raise ValueError(f"agent 'policy' needs a model: --model FILE or a model name ({names})")
+    return load_prediction_agent(model, temperature=temperature, mode=mode, cube=cube, clip=clip, seed=seed)
+
+
+register_agent(
+    "policy",
+    make_policy_agent,
+    "the book's DeepLearningAgent: a policy network from an agent file (--model FILE; options temperature, mode)",
+)
