@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from fuseki.gtp.match import wilson_interval
+
 #: name -> (agent, --set options, what it tests)
 VARIANTS: dict[str, tuple[str, list[str], str]] = {
     "full": ("mcts", [], "heavy playouts, priors, RAVE"),
@@ -35,17 +37,6 @@ VARIANTS: dict[str, tuple[str, list[str], str]] = {
     "no-rave": ("mcts", ["rave=false"], "heavy playouts and priors, no RAVE"),
     "book": ("mcts-book", [], "the book's UCT: light playouts, c = 1.5, no priors, no RAVE"),
 }
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a win rate (draws count half a win)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def run_variant(name: str, args: argparse.Namespace, out: Path) -> dict:
@@ -76,7 +67,7 @@ def run_variant(name: str, args: argparse.Namespace, out: Path) -> dict:
         raise SystemExit(f"{name}: match failed:\n{proc.stderr[-2000:]}")
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     wins = data["a_wins"] + 0.5 * data["draws"]
-    lo, hi = wilson(wins, data["games"])
+    lo, hi = wilson_interval(wins, data["games"])
     return {
         "variant": name,
         "about": about,

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("fuseki.commands.solve", "solve tic-tac-toe or Hexapawn with every exact search"),
     "data": ("fuseki.commands.data", "game records and training data: KGS index, download, process, generate"),
     "scratch-demo": ("fuseki.commands.scratch_demo", "train the book's NumPy network from scratch on digits (ch. 5)"),
+    "train": ("fuseki.commands.train", "train networks: supervised move prediction (ch. 6-7)"),
 }
 
 

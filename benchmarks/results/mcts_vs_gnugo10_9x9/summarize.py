@@ -17,18 +17,9 @@ import os
 import statistics
 from pathlib import Path
 
+from fuseki.gtp.match import wilson_interval
+
 HERE = Path(__file__).resolve().parent
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (draws count half a win)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _games(shard: Path) -> list[dict]:
@@ -79,7 +70,7 @@ def summarize(commit: str | None) -> dict:
     draws = sum(1 for g in rows if g.get("winner") is None)
     as_black = [g for g in rows if g.get("a_color") == "black"]
     as_white = [g for g in rows if g.get("a_color") == "white"]
-    lo, hi = wilson(wins + 0.5 * draws, n)
+    lo, hi = wilson_interval(wins + 0.5 * draws, n)
     q = statistics.quantiles(playouts, n=4) if len(playouts) >= 4 else [None, None, None]
     return {
         "engine": "fuseki gtp --bot mcts --seconds 5",

@@ -1,7 +1,8 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one) and file checksums."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["TEMP_SUFFIX", "write_atomic", "write_json_atomic"]
+__all__ = ["TEMP_SUFFIX", "sha256_file", "write_atomic", "write_json_atomic"]
 
 #: Temporary files are ``.NAME.XXXX.tmp`` next to their target.
 TEMP_SUFFIX = ".tmp"
@@ -43,3 +44,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | Callable[[IO[bytes]
 def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> None:
     """Write ``obj`` as indented, key-sorted UTF-8 JSON (the same object gives the same bytes)."""
     write_atomic(path, (json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 hex digest of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

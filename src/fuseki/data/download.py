@@ -25,7 +25,6 @@ Nothing under the final name is ever partial or unchecked.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -39,6 +38,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from fuseki.data.atomic import sha256_file, write_json_atomic
 
 if TYPE_CHECKING:
     from fuseki.data.kgs import Archive
@@ -157,15 +158,6 @@ def read_url(url: str, *, timeout: float = 30.0) -> tuple[bytes, str, str | None
         return body, response.geturl() or url, charset
 
 
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 hex digest of a file."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def read_checksums(path: str | os.PathLike[str]) -> dict[str, str]:
     """File name -> SHA-256 from a ``sha256sum``-style file (``HEX  NAME`` or ``HEX *NAME`` lines).
 
@@ -187,12 +179,6 @@ def read_checksums(path: str | os.PathLike[str]) -> dict[str, str]:
             raise ValueError(f"{path}:{number}: expected 'SHA256  FILENAME', got {line[:60]!r}")
         out[name.replace("\\", "/").rsplit("/", 1)[-1]] = digest.lower()
     return out
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one per process: concurrent runs never share one
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 class Catalog:
@@ -234,7 +220,7 @@ class Catalog:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _write_json_atomic(self.path, {"version": 1, "archives": self.entries})
+        write_json_atomic(self.path, {"version": 1, "archives": self.entries})
 
 
 class _Progress:
@@ -441,7 +427,7 @@ class Downloader:
                 mode, resumed = "ab", True
             else:
                 offset, total, mode, resumed = 0, length, "wb", False
-            _write_json_atomic(meta_path, {"url": archive.url, "etag": response.headers.get("ETag"),
+            write_json_atomic(meta_path, {"url": archive.url, "etag": response.headers.get("ETag"),
                                            "last_modified": response.headers.get("Last-Modified"), "size": total})
             verb = "resuming at " + _mb(offset) if resumed else "downloading"
             self._say(f"  {archive.filename}: {verb} from {_host(archive.url)} ({_mb(total)})")

@@ -453,11 +453,11 @@ def archives_from_json(data: Any) -> list[Archive]:
 
 def save_index(path: str | os.PathLike[str], archives: Sequence[Archive], source: str) -> None:
     """Write the index as JSON (atomically), for ``fuseki data download --index``."""
+    from fuseki.data.atomic import write_atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(index_to_json(archives, source), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, (json.dumps(index_to_json(archives, source), indent=1) + "\n").encode("utf-8"))
 
 
 def read_index_file(path: str | os.PathLike[str]) -> list[Archive]:

@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.data.atomic import TEMP_SUFFIX, write_atomic, write_json_atomic
+from fuseki.data.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
 from fuseki.data.sampler import Split, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
 
@@ -153,7 +153,7 @@ _OPENING = re.compile(r"^opening: (\d+) random moves?\s*$", re.MULTILINE)
 
 
 def random_opening_moves(comment: str) -> int:
-    """The number of random opening moves a generated game's root comment declares (0 if none).
+    r"""The number of random opening moves a generated game's root comment declares (0 if none).
 
     >>> random_opening_moves("seed: 7\nopening: 3 random moves")
     3
@@ -319,14 +319,6 @@ def _encode_shard_job(job: tuple[str, str, int, ShardPlan, list[tuple[str, bytes
 
 
 # ---- manifest ----------------------------------------------------------------
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def verify_shard(out_dir: str | os.PathLike[str], entry: dict[str, Any], checksums: bool = True) -> str | None:

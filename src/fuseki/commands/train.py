@@ -1,0 +1,246 @@
+"""Train networks: ``fuseki train ACTION``.
+
+::
+
+    fuseki train supervised SHARD_DIR --network NAME [--net-option K=V ...]
+        [--optimizer sgd|momentum|adagrad|adadelta|adam] [--lr F] [--momentum F]
+        [--batch-size B] [--epochs E] [--schedule constant|step|cosine|decay]
+        [--out DIR] [--resume] [--seed S] [--device auto|cpu|cuda|mps] [--json]
+
+``supervised`` learns to predict the moves of the games in a shard folder made
+by ``fuseki data process`` (book ch. 6-7); the encoder and board size come from
+the folder's manifest. See docs/training.md. Later issues add ``rl`` and
+``zero``: an action is ``"module"`` or ``"module:object"`` in ``ACTIONS``,
+naming something with ``add_arguments(parser)`` and ``run(args) -> int``,
+imported only when used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import types
+from typing import Any
+
+from fuseki.cli import UserError, int_at_least
+
+#: action -> (module or "module:object", one-line help)
+ACTIONS: dict[str, tuple[str, str]] = {
+    "supervised": ("fuseki.commands.train:supervised", "learn to predict moves from processed game shards (ch. 6-7)"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    for name, (target, help_text) in ACTIONS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            module_name, _, attr = target.partition(":")
+            action: Any = importlib.import_module(module_name)
+            if attr:
+                action = getattr(action, attr)
+        except (ImportError, AttributeError):  # not written yet, or a broken optional dependency
+            p.set_defaults(_action_missing=target)
+            continue
+        action.add_arguments(p)
+        p.set_defaults(_action_run=action.run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None) is None:
+        raise UserError("give an action: " + ", ".join(ACTIONS))
+    missing = getattr(args, "_action_missing", None)
+    if missing is not None:
+        raise UserError(f"fuseki train {args.action} is not available ({missing} failed to import)")
+    return args._action_run(args)
+
+
+# ---- fuseki train supervised -------------------------------------------------------------
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number at least 0, got {text}")
+    return value
+
+
+def _net_option(text: str) -> tuple[str, Any]:
+    """``K=V``; V is read as JSON (numbers, true/false, lists) and otherwise kept as a string."""
+    key, sep, value = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        parsed: Any = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key, parsed
+
+
+def _add_supervised_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("shards", metavar="SHARD_DIR", help="a folder made by `fuseki data process`")
+    parser.add_argument(
+        "--network", required=True, help="fc, cnn, small, medium, large or residual (see docs/training.md)"
+    )
+    parser.add_argument(
+        "--net-option",
+        dest="net_options",
+        action="append",
+        type=_net_option,
+        default=[],
+        metavar="K=V",
+        help="a network option, e.g. blocks=6, channels=32, dropout=0.25 (repeatable)",
+    )
+    parser.add_argument(
+        "--optimizer",
+        default="sgd",
+        choices=("sgd", "momentum", "adagrad", "adadelta", "adam"),
+        help="default sgd, as in the book",
+    )
+    parser.add_argument(
+        "--lr",
+        type=_positive_float,
+        default=None,
+        help="learning rate (default: Keras' for the optimizer: 0.01, adadelta 1.0, adam 0.001)",
+    )
+    parser.add_argument(
+        "--momentum", type=_nonnegative_float, default=None, help="momentum for sgd (0) and momentum (0.9)"
+    )
+    parser.add_argument("--weight-decay", type=_nonnegative_float, default=0.0, help="L2 weight decay (default 0)")
+    parser.add_argument("--batch-size", type=int_at_least(1), default=128, help="default 128, as in the book")
+    parser.add_argument(
+        "--epochs", type=int_at_least(1), default=5, help="epochs in all, counting resumed ones (default 5)"
+    )
+    parser.add_argument(
+        "--schedule",
+        default="constant",
+        choices=("constant", "step", "cosine", "decay"),
+        help="learning-rate schedule (default constant)",
+    )
+    parser.add_argument("--step-epochs", type=int_at_least(1), default=1, help="step: epochs between drops (default 1)")
+    parser.add_argument("--gamma", type=_positive_float, default=0.1, help="step: factor per drop (default 0.1)")
+    parser.add_argument("--decay", type=_nonnegative_float, default=0.0, help="decay: lr / (1 + decay * step)")
+    parser.add_argument("--min-lr", type=_nonnegative_float, default=0.0, help="cosine: the final rate (default 0)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/supervised-NETWORK)")
+    parser.add_argument("--resume", action="store_true", help="continue the run whose checkpoint is in --out")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the weights and the data order (default 0)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"), help="default auto")
+    parser.add_argument(
+        "--max-batches", type=int_at_least(1), default=None, help="stop each epoch after this many batches"
+    )
+    parser.add_argument("--window", type=int_at_least(1), default=4, help="shuffle window in shards (default 4)")
+    parser.add_argument("--keep-checkpoints", action="store_true", help="also keep epoch-NNNN.pt for every epoch")
+    parser.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard (needs tensorboard)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _run_supervised(args: argparse.Namespace) -> int:
+    from fuseki.data.processor import ProcessError
+    from fuseki.train.supervised import TrainConfig, train_supervised
+
+    options: dict[str, Any] = {}
+    for key, value in args.net_options:
+        if key in options:
+            raise UserError(f"--net-option {key} is given twice")
+        options[key] = value
+    config = TrainConfig(
+        shards=args.shards,
+        network=args.network,
+        out=args.out or f"runs/supervised-{args.network}",
+        net_options=options,
+        optimizer=args.optimizer,
+        lr=args.lr,
+        momentum=args.momentum,
+        weight_decay=args.weight_decay,
+        batch_size=args.batch_size,
+        epochs=args.epochs,
+        schedule=args.schedule,
+        step_epochs=args.step_epochs,
+        gamma=args.gamma,
+        decay=args.decay,
+        min_lr=args.min_lr,
+        seed=args.seed,
+        device=args.device,
+        resume=args.resume,
+        tensorboard=args.tensorboard,
+        max_batches=args.max_batches,
+        window=args.window,
+        keep_checkpoints=args.keep_checkpoints,
+    )
+
+    def progress(event: dict[str, Any]) -> None:
+        if args.quiet:
+            return
+        kind = event["event"]
+        if kind == "start":
+            line = (
+                f"{config.network}: {event['parameters']:,} parameters on {event['device']}; "
+                f"{event['train_positions']:,} train and {event['test_positions']:,} test positions, "
+                f"{event['steps_per_epoch']} batches an epoch"
+                + (f"; resuming after epoch {event['start_epoch']}" if event["resumed"] else "")
+                + ("" if event["complete"] else "; warning: the shard folder is incomplete (its processing stopped)")
+            )
+        elif kind == "batch":
+            line = (
+                f"epoch {event['epoch']}/{event['epochs']} batch {event['batch']}/{event['batches']}: "
+                f"loss {_num(event['loss'])} top-1 {_pct(event['top1'])} "
+                f"({event['positions_per_second']:,.0f} positions/s)"
+            )
+        else:
+            line = (
+                f"epoch {event['epoch']}/{event['epochs']}: train loss {_num(event['train_loss'])} "
+                f"top-1 {_pct(event['train_top1'])} top-5 {_pct(event['train_top5'])} | "
+                f"test loss {_num(event['test_loss'])} top-1 {_pct(event['test_top1'])} "
+                f"top-5 {_pct(event['test_top5'])} | lr {event['lr']:.3g}, {event['seconds']:.1f} s"
+            )
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        result = train_supervised(config, progress=progress)
+    except ProcessError as e:
+        raise UserError(str(e)) from None
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+        return 0
+    final = result.final
+    print(
+        f"{result.out}: {result.network} ({result.parameters:,} parameters) trained {result.epochs} epochs "
+        f"on {result.encoder} {result.board_size}x{result.board_size} in {result.seconds:.1f} s on {result.device}"
+    )
+    if final:
+        print(
+            f"last epoch: train top-1 {_pct(final['train_top1'])}, test top-1 {_pct(final['test_top1'])}, "
+            f"test top-5 {_pct(final['test_top5'])}, test loss {_num(final['test_loss'])}"
+        )
+    print(f"checkpoint {summary['checkpoint']}, metrics {summary['metrics_csv']}, curves {summary['curves_png']}")
+    return 0
+
+
+#: The ``supervised`` action (``fuseki.commands.train:supervised`` in ``ACTIONS``).
+supervised = types.SimpleNamespace(add_arguments=_add_supervised_arguments, run=_run_supervised)
