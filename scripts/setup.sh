@@ -49,6 +49,7 @@ apt_install() {
 apt_install "gnugo:/usr/games/gnugo"
 if [ $WANT_TEST -eq 1 ]; then
     apt_install "nodejs:node" "npm:npm"  # Sabaki's GTP library drives our engine in a test
+    apt_install "chromium:chromium" "chromium-driver:chromedriver"  # the web UI's browser tests
 fi
 
 # --- Python environment --------------------------------------------------------
