@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "data": ("fuseki.commands.data", "game records and training data: KGS index, download, process, generate"),
     "scratch-demo": ("fuseki.commands.scratch_demo", "train the book's NumPy network from scratch on digits (ch. 5)"),
     "train": ("fuseki.commands.train", "train networks: supervised move prediction (ch. 6-7)"),
+    "serve": ("fuseki.commands.serve", "serve the web UI and its JSON API (play and review in the browser)"),
 }
 
 

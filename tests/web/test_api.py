@@ -1,0 +1,362 @@
+"""The web API (docs/web.md): a whole game, the 4xx errors, restarts, reviews and analysis."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fuseki.go.coords import GTP_COLUMNS
+from fuseki.go.sgf import read_sgf
+from fuseki.web.app import MAX_UPLOAD, create_app
+
+SHORT_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]C[start];B[ee];W[cc]C[a comment];B[gc];W[eg])"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "web.sqlite"
+
+
+@pytest.fixture
+def client(db: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(db, 1, executor="thread")) as c:
+        yield c
+
+
+def new_game(client: TestClient, **settings: object) -> dict:
+    r = client.post("/api/games", json={"size": 9, "bot": "random", **settings})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def healthy(client: TestClient) -> bool:
+    r = client.get("/api/health")
+    return r.status_code == 200 and r.json() == {"ok": True}
+
+
+def vertex(row: int, col: int, size: int) -> str:
+    return f"{GTP_COLUMNS[col]}{size - row}"
+
+
+def play_out(client: TestClient, game: dict, rng: random.Random, pass_after: int = 60) -> dict:
+    """Play random empty points (retrying refused ones) until ``pass_after`` moves, then pass."""
+    gid, size = game["id"], game["size"]
+    for _ in range(400):
+        if game["over"]:
+            return game
+        assert game["status"] == "your_turn"
+        if len(game["moves"]) >= pass_after:
+            r = client.post(f"/api/games/{gid}/pass")
+            assert r.status_code == 200, r.text
+            game = r.json()
+            continue
+        empties = [(r, c) for r, row in enumerate(game["board"]) for c, ch in enumerate(row) if ch == "."]
+        rng.shuffle(empties)
+        for r_, c_ in empties[:8]:
+            r = client.post(f"/api/games/{gid}/moves", json={"vertex": vertex(r_, c_, size)})
+            if r.status_code == 200:
+                game = r.json()
+                break
+            assert r.status_code == 409 and r.json()["detail"].startswith("illegal move"), r.text
+        else:
+            game = client.post(f"/api/games/{gid}/moves", json={"vertex": "pass"}).json()
+    raise AssertionError("the game did not end")
+
+
+# ---- playing --------------------------------------------------------------------
+
+
+def test_whole_game_against_random_in_worker_processes(db: Path) -> None:
+    with TestClient(create_app(db, 1, executor="process")) as client:
+        game = new_game(client, bot_options={"seed": 3})
+        assert game["status"] == "your_turn" and game["moves"] == [] and game["to_move"] == "black"
+        game = play_out(client, game, random.Random(5))
+        assert game["over"] and game["status"] == "over"
+        assert game == client.get(f"/api/games/{game['id']}").json()
+        result = game["result"]
+        if result.endswith("+R"):  # the bot may resign a lost game
+            assert game["score"] is None
+        else:
+            score = game["score"]
+            assert set(score) == {"black", "white", "dead", "territory"}
+            margin = score["black"] - score["white"]
+            assert result == ("B" if margin > 0 else "W") + f"+{abs(margin):g}"
+            assert all(re.fullmatch(r"[A-HJ][1-9]", v) for v in score["dead"] + score["territory"]["black"])
+            assert [m["vertex"] for m in game["moves"][-2:]] == ["pass", "pass"]
+        colors = [m["color"] for m in game["moves"]]
+        assert colors[::2] == ["black"] * len(colors[::2]) and colors[1::2] == ["white"] * len(colors[1::2])
+        assert healthy(client)
+
+
+def test_score_after_two_passes(client: TestClient) -> None:
+    game = new_game(client, size=5, komi=7.5)
+    game = client.post(f"/api/games/{game['id']}/pass").json()  # the bot passes back: it wins by komi
+    assert [m["vertex"] for m in game["moves"]] == ["pass", "pass"]
+    assert game["over"] and game["result"] == "W+7.5" and game["status"] == "over"
+    assert game["score"] == {"black": 0.0, "white": 7.5, "dead": [], "territory": {"black": [], "white": []}}
+
+
+def test_game_json_shape_and_human_white(client: TestClient) -> None:
+    game = new_game(client, size=13, komi=6.5, human="white", rules="japanese")
+    assert len(game["moves"]) == 1 and game["moves"][0]["color"] == "black"
+    assert game["last_move"] == game["moves"][0]["vertex"] and game["to_move"] == "white"
+    assert len(game["board"]) == 13 and all(len(row) == 13 for row in game["board"])
+    assert sum(row.count("X") for row in game["board"]) == 1
+    expected = {"id", "size", "komi", "rules", "handicap", "human", "bot", "bot_options", "to_move", "board",
+                "moves", "last_move", "captures", "over", "result", "score", "status"}
+    assert set(game) == expected
+    assert (game["rules"], game["komi"], game["human"], game["captures"]) == ("japanese", 6.5, "white", {"black": 0, "white": 0})
+
+
+def test_handicap_game_starts_with_the_bot(client: TestClient) -> None:
+    game = new_game(client, handicap=4, komi=0.5)
+    assert sum(row.count("X") for row in game["board"]) == 4
+    assert [m["color"] for m in game["moves"]] == ["white"] and game["status"] == "your_turn"
+
+
+def test_illegal_move_is_refused_with_the_reason(client: TestClient) -> None:
+    game = new_game(client)
+    gid = game["id"]
+    game = client.post(f"/api/games/{gid}/moves", json={"vertex": "D4"}).json()
+    r = client.post(f"/api/games/{gid}/moves", json={"vertex": "d4"})
+    assert r.status_code == 409 and r.json() == {"detail": "illegal move D4: occupied"}
+    for bad in ("Z99", "I5", "", 42):
+        r = client.post(f"/api/games/{gid}/moves", json={"vertex": bad})
+        assert r.status_code == 422, (bad, r.text)
+    assert client.post(f"/api/games/{gid}/moves", json={}).status_code == 422
+    assert client.post(f"/api/games/{gid}/moves", content=b"{not json").status_code == 422
+    assert client.get(f"/api/games/{gid}").json() == game
+    assert healthy(client)
+
+
+def test_game_over_and_resign(client: TestClient) -> None:
+    gid = new_game(client)["id"]
+    game = client.post(f"/api/games/{gid}/resign").json()
+    assert game["over"] and game["result"] == "W+R" and game["score"] is None and game["moves"] == []
+    for path, body in (("moves", {"vertex": "E5"}), ("pass", None), ("resign", None)):
+        r = client.post(f"/api/games/{gid}/{path}", json=body)
+        assert r.status_code == 409 and r.json()["detail"] == "the game is over"
+    assert client.post("/api/analyze", json={"game": gid}).status_code == 409
+    # Undo takes the resignation back.
+    game = client.post(f"/api/games/{gid}/undo").json()
+    assert not game["over"] and game["status"] == "your_turn"
+
+
+def test_undo_takes_back_the_human_move_and_the_reply(client: TestClient) -> None:
+    gid = new_game(client)["id"]
+    r = client.post(f"/api/games/{gid}/undo")
+    assert r.status_code == 409 and "nothing to undo" in r.json()["detail"]
+    client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"})
+    two = client.post(f"/api/games/{gid}/moves", json={"vertex": "C3"}).json()
+    assert len(two["moves"]) == 4
+    back = client.post(f"/api/games/{gid}/undo").json()
+    assert [m["vertex"] for m in back["moves"]] == [m["vertex"] for m in two["moves"][:2]]
+    assert back["status"] == "your_turn" and back["board"][6][2] == "."
+
+
+def test_bad_settings_get_clear_422(client: TestClient) -> None:
+    cases = {
+        "board size must be from 5 to 19, got 25": {"size": 25},
+        "board size must be from 5 to 19, got 4": {"size": 4},
+        "size must be a number": {"size": "nine"},
+        "komi must be a multiple of 0.5": {"komi": 7.3},
+        "unknown bot 'gnugo'": {"bot": "gnugo"},
+        "unknown rules 'klingon'": {"rules": "klingon"},
+        "human must be 'black' or 'white'": {"human": "red"},
+        "bot_options.seconds must be more than 0 and at most 10": {"bot": "mcts", "bot_options": {"seconds": 60}},
+        "bot 'random' takes no option 'seconds'": {"bot": "random", "bot_options": {"seconds": 1}},
+        "bot 'policy' needs bot_options.model": {"bot": "policy"},
+        "unknown model": {"bot": "policy", "bot_options": {"model": "../../etc/passwd"}},
+        "handicap": {"handicap": 10},
+    }
+    for needle, body in cases.items():
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 422 and needle in r.json()["detail"], (body, r.text)
+    assert client.post("/api/games", content=b"[1, 2]").status_code == 422
+    assert healthy(client)
+
+
+def test_unknown_ids_are_404(client: TestClient) -> None:
+    for method, path, body in (
+        ("get", "/api/games/nope", None),
+        ("post", "/api/games/nope/moves", {"vertex": "D4"}),
+        ("post", "/api/games/nope/pass", None),
+        ("post", "/api/games/nope/undo", None),
+        ("post", "/api/games/nope/resign", None),
+        ("get", "/api/games/nope/sgf", None),
+        ("get", "/api/reviews/nope/positions/0", None),
+        ("post", "/api/reviews/nope/winrates", {}),
+        ("post", "/api/analyze", {"game": "nope"}),
+        ("post", "/api/analyze", {"review": "nope", "n": 0}),
+    ):
+        r = client.request(method.upper(), path, json=body)
+        assert r.status_code == 404 and "nope" in r.json()["detail"], (path, r.text)
+    assert client.get("/api/no-such-route").status_code == 404
+    assert healthy(client)
+
+
+def test_a_game_survives_a_restart(db: Path) -> None:
+    with TestClient(create_app(db, 1, executor="thread")) as first:
+        gid = new_game(first, human="white")["id"]
+        before = first.post(f"/api/games/{gid}/moves", json={"vertex": "E5"}).json()
+    with TestClient(create_app(db, 1, executor="thread")) as second:
+        after = second.get(f"/api/games/{gid}").json()
+        assert after == before
+        r = second.post(f"/api/games/{gid}/moves", json={"vertex": "C3"})
+        assert r.status_code == 200 and len(r.json()["moves"]) == len(before["moves"]) + 2
+
+
+# ---- SGF and reviews --------------------------------------------------------------
+
+
+def test_sgf_download_loads_back_as_a_review(client: TestClient) -> None:
+    gid = new_game(client)["id"]
+    game = client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"}).json()
+    r = client.get(f"/api/games/{gid}/sgf")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-go-sgf")
+    assert f'filename="fuseki-{gid}.sgf"' in r.headers["content-disposition"]
+    record = read_sgf(r.content)
+    assert [m.move.gtp(9) for m in record.moves] == [m["vertex"] for m in game["moves"]]
+    review = client.post("/api/reviews", files={"file": ("game.sgf", r.content, "application/x-go-sgf")})
+    assert review.status_code == 201 and review.json()["moves"] == game["moves"]
+
+
+def test_review_positions(client: TestClient) -> None:
+    r = client.post("/api/reviews", json={"sgf": SHORT_SGF})
+    assert r.status_code == 201
+    review = r.json()
+    assert (review["size"], review["komi"], review["count"]) == (9, 7.5, 4)
+    assert review["moves"][0] == {"color": "black", "vertex": "E5"}
+    rid = review["id"]
+    start = client.get(f"/api/reviews/{rid}/positions/0").json()
+    assert start == {"n": 0, "board": ["." * 9] * 9, "to_move": "black", "last_move": None,
+                     "captures": {"black": 0, "white": 0}, "comment": "start"}
+    two = client.get(f"/api/reviews/{rid}/positions/2").json()
+    assert two["last_move"] == "C7" and two["comment"] == "a comment" and two["board"][2][2] == "O"
+    assert client.get(f"/api/reviews/{rid}/positions/5").status_code == 404
+    assert client.get(f"/api/reviews/{rid}/positions/-1").status_code == 404
+    assert client.get(f"/api/reviews/{rid}/positions/x").status_code == 422
+
+
+def test_malformed_sgf_gets_422(client: TestClient) -> None:
+    cases = [
+        ("hello", "not an SGF file"),
+        ("(;GM[1]SZ[9];B[ee]", "truncated SGF file"),
+        ("(;GM[3]SZ[9])", "not a Go game"),
+        ("(;GM[1]SZ[9];B[ee];W[ee])", "move 2 (W E5) is illegal: occupied"),
+        ("(;GM[1]SZ[25];B[aa])", "board size 25 is not supported here"),
+    ]
+    for text, needle in cases:
+        for r in (
+            client.post("/api/reviews", json={"sgf": text}),
+            client.post("/api/reviews", files={"file": ("x.sgf", text.encode(), "application/octet-stream")}),
+        ):
+            assert r.status_code == 422 and needle in r.json()["detail"], (text, r.text)
+    assert client.post("/api/reviews", json={"nothing": 1}).status_code == 422
+    assert client.post("/api/reviews", files={"other": ("x.sgf", b"(;)", "text/plain")}).status_code == 422
+    assert healthy(client)
+
+
+def test_oversized_upload_gets_413(client: TestClient) -> None:
+    big = "(;GM[1]SZ[9]C[" + "x" * MAX_UPLOAD + "])"
+    r = client.post("/api/reviews", files={"file": ("big.sgf", big.encode(), "application/x-go-sgf")})
+    assert r.status_code == 413 and "too large" in r.json()["detail"]
+    r = client.post("/api/reviews", json={"sgf": big})
+    assert r.status_code == 413
+    # Just under the limit is accepted.
+    ok = "(;GM[1]SZ[9]C[" + "x" * (MAX_UPLOAD - 100) + "])"
+    assert client.post("/api/reviews", files={"file": ("ok.sgf", ok.encode(), "text/plain")}).status_code == 201
+    assert healthy(client)
+
+
+# ---- analysis ------------------------------------------------------------------------
+
+
+def test_analyze_returns_top_moves(client: TestClient) -> None:
+    rid = client.post("/api/reviews", json={"sgf": SHORT_SGF}).json()["id"]
+    r = client.post("/api/analyze", json={"review": rid, "n": 2, "seconds": 0.3})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["to_move"] == "black" and 0.0 <= out["winrate"] <= 1.0 and out["playouts"] > 0
+    assert 1 <= len(out["top"]) <= 10
+    visits = [m["visits"] for m in out["top"]]
+    assert visits == sorted(visits, reverse=True) and visits[0] > 0
+    assert all(re.fullmatch(r"[A-HJ][1-9]|pass", m["vertex"]) for m in out["top"])
+    assert out["top"][0]["vertex"] not in ("E5", "C7")  # occupied points are never suggested
+
+    gid = new_game(client)["id"]
+    r = client.post("/api/analyze", json={"game": gid, "seconds": 0.2})
+    assert r.status_code == 200 and r.json()["to_move"] == "black"
+    for body, status in (
+        ({"game": gid, "seconds": 60}, 422),
+        ({"game": gid, "seconds": 0}, 422),
+        ({"review": rid, "n": 9}, 404),
+        ({}, 422),
+    ):
+        assert client.post("/api/analyze", json=body).status_code == status, body
+
+
+def test_winrate_graph(client: TestClient) -> None:
+    rid = client.post("/api/reviews", json={"sgf": SHORT_SGF}).json()["id"]
+    r = client.post(f"/api/reviews/{rid}/winrates", json={"playouts": 100})
+    assert r.status_code == 200, r.text
+    rates = r.json()["winrates"]
+    assert len(rates) == 5 and all(0.0 <= w <= 1.0 for w in rates)
+    assert client.post(f"/api/reviews/{rid}/winrates", json={"playouts": 10**9}).status_code == 422
+
+
+# ---- pages ------------------------------------------------------------------------------
+
+
+def test_index_page_and_bots(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    bots = client.get("/api/bots").json()
+    assert {b["name"] for b in bots["bots"]} >= {"random", "mcts"}
+    assert bots["limits"]["max_size"] == 19
+
+
+def test_static_files_are_served_at_the_root_and_under_static(tmp_path: Path) -> None:
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "index.html").write_text("<!doctype html><title>board</title>")
+    (static / "app.js").write_text("console.log(1);")
+    with TestClient(create_app(tmp_path / "db.sqlite", 1, executor="thread", static_dir=static)) as c:
+        assert "board" in c.get("/").text
+        assert c.get("/app.js").text == c.get("/static/app.js").text == "console.log(1);"
+        assert c.get("/missing.js").status_code == 404
+
+
+def test_a_restarted_game_with_the_bot_to_move_gets_its_move(client: TestClient) -> None:
+    store = client.app.state.store  # type: ignore[attr-defined]
+    settings = {"size": 9, "komi": 7.5, "handicap": 0, "rules": "chinese", "human": "white", "bot": "random",
+                "bot_options": {}}
+    gid = store.create_game(settings, [])  # as if the server stopped while the bot was thinking
+    assert client.get(f"/api/games/{gid}").json()["status"] in ("bot_thinking", "your_turn")
+    for _ in range(100):
+        game = client.get(f"/api/games/{gid}").json()
+        if game["status"] == "your_turn":
+            break
+        time.sleep(0.05)
+    assert game["status"] == "your_turn" and len(game["moves"]) == 1
+
+
+def test_placeholder_page_without_static_files(tmp_path: Path) -> None:
+    empty = tmp_path / "static"
+    empty.mkdir()
+    with TestClient(create_app(tmp_path / "db.sqlite", 1, executor="thread", static_dir=empty)) as c:
+        r = c.get("/")
+        assert r.status_code == 200 and "/api/" in r.text
+
+
+def test_mcts_bot_replies_within_its_budget(client: TestClient) -> None:
+    game = new_game(client, bot="mcts", bot_options={"playouts": 300}, human="white")
+    assert len(game["moves"]) == 1 and game["status"] == "your_turn"
+    game = client.post(f"/api/games/{game['id']}/moves", json={"vertex": "C3"}).json()
+    assert len(game["moves"]) == 3 and game["moves"][2]["color"] == "black"
