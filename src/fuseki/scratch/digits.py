@@ -24,7 +24,10 @@ __all__ = ["DigitsSplit", "load_digits_split", "one_hot"]
 
 @dataclass(frozen=True)
 class DigitsSplit:
-    """Training and test images (one per row, scaled to [0, 1]) and their labels 0-9."""
+    """Training and test images (one per row, scaled to [0, 1]) and their labels 0-9.
+
+    The same container holds MNIST (:data:`fuseki.scratch.mnist.MnistData`).
+    """
 
     x_train: NDArray[np.float32]
     y_train: NDArray[np.int64]

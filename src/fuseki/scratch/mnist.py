@@ -33,11 +33,12 @@ import gzip
 import os
 import struct
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+
+from fuseki.scratch.digits import DigitsSplit
 
 __all__ = ["IDX_TYPES", "MnistData", "find_mnist_files", "load_mnist", "parse_idx", "read_idx", "write_idx"]
 
@@ -128,18 +129,9 @@ def write_idx(path: str | os.PathLike[str], array: NDArray, *, compress: bool | 
     path.write_bytes(gzip.compress(data, mtime=0) if compress else data)
 
 
-@dataclass(frozen=True)
-class MnistData:
-    """MNIST as the network wants it: one image per row (784 floats in [0, 1]) and labels 0-9."""
-
-    x_train: NDArray[np.float32]
-    y_train: NDArray[np.int64]
-    x_test: NDArray[np.float32]
-    y_test: NDArray[np.int64]
-
-    @property
-    def num_features(self) -> int:
-        return int(self.x_train.shape[1])
+#: MNIST as the network wants it: one image per row (784 floats in [0, 1]) and
+#: labels 0-9; the same container as the digits split.
+MnistData = DigitsSplit
 
 
 def find_mnist_files(directory: str | os.PathLike[str]) -> dict[str, Path]:
