@@ -25,6 +25,7 @@ import json
 import multiprocessing
 import os
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -120,7 +121,9 @@ def create_app(
     store = Store(db_path if db_path is not None else default_db_path(), max_games=max_games)
     pool = Workers(workers, executor)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
-    locks: dict[str, asyncio.Lock] = {}
+    # One lock per game, held only while a request works on it: weak values, so
+    # that locks of games nobody is touching are freed instead of piling up.
+    locks: "weakref.WeakValueDictionary[str, asyncio.Lock]" = weakref.WeakValueDictionary()
     thinking: dict[str, asyncio.Task[Any]] = {}
     records: OrderedDict[str, Any] = OrderedDict()  # review id -> parsed GameRecord (LRU)
 
