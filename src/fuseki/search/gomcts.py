@@ -271,7 +271,7 @@ class GoMCTS:
         done = 0
         if self._ti[0, T.T_FIRST] < 0:
             T.expand(
-                root.copy(), self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
+                root, self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
             )
         self._ban_root_moves(state)
         batch = 16
@@ -280,9 +280,6 @@ class GoMCTS:
             want = batch if playouts is None else min(batch, playouts - done)
             if want <= 0:
                 break
-            if self._th[0] + (size * size + 1) * 2 >= self._ti.shape[0]:
-                # Full: keep searching without growing (leaves stay leaves).
-                pass
             t0 = time.perf_counter()
             T.run_simulations(root, self._work, self._ti, self._tf, self._th, prm, want, *args)
             done += want

@@ -42,7 +42,6 @@ from numba import njit
 from fuseki.go.kernels import (
     B_ENB,
     B_HEAD,
-    B_NEXT,
     B_SIZE,
     BLACK,
     EMPTY,
