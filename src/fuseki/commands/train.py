@@ -29,6 +29,10 @@ from fuseki.cli import UserError, int_at_least
 #: action -> (module or "module:object", one-line help)
 ACTIONS: dict[str, tuple[str, str]] = {
     "supervised": ("fuseki.commands.train:supervised", "learn to predict moves from processed game shards (ch. 6-7)"),
+    "book": ("fuseki.commands.train:book", "the book's move-prediction experiment: every book network on one corpus (ch. 6-8)"),
+    "pg": ("fuseki.commands.train_rl:pg", "policy gradient on self-play experience (ch. 10)"),
+    "q": ("fuseki.commands.train_rl:q", "Q-learning with a two-input action-value network (ch. 11)"),
+    "ac": ("fuseki.commands.train_rl:ac", "actor-critic with policy and value heads (ch. 12)"),
 }
 
 
@@ -159,6 +163,31 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def _progress_line(network: str, event: dict[str, Any]) -> str:
+    """One progress line on stderr for a ``start``, ``batch`` or ``epoch`` event of :func:`train_supervised`."""
+    kind = event["event"]
+    if kind == "start":
+        return (
+            f"{network}: {event['parameters']:,} parameters on {event['device']}; "
+            f"{event['train_positions']:,} train and {event['test_positions']:,} test positions, "
+            f"{event['steps_per_epoch']} batches an epoch"
+            + (f"; resuming after epoch {event['start_epoch']}" if event["resumed"] else "")
+            + ("" if event["complete"] else "; warning: the shard folder is incomplete (its processing stopped)")
+        )
+    if kind == "batch":
+        return (
+            f"epoch {event['epoch']}/{event['epochs']} batch {event['batch']}/{event['batches']}: "
+            f"loss {_num(event['loss'])} top-1 {_pct(event['top1'])} "
+            f"({event['positions_per_second']:,.0f} positions/s)"
+        )
+    return (
+        f"epoch {event['epoch']}/{event['epochs']}: train loss {_num(event['train_loss'])} "
+        f"top-1 {_pct(event['train_top1'])} top-5 {_pct(event['train_top5'])} | "
+        f"test loss {_num(event['test_loss'])} top-1 {_pct(event['test_top1'])} "
+        f"top-5 {_pct(event['test_top5'])} | lr {event['lr']:.3g}, {event['seconds']:.1f} s"
+    )
+
+
 def _run_supervised(args: argparse.Namespace) -> int:
     from fuseki.data.processor import ProcessError
     from fuseki.train.supervised import TrainConfig, train_supervised
@@ -194,31 +223,8 @@ def _run_supervised(args: argparse.Namespace) -> int:
     )
 
     def progress(event: dict[str, Any]) -> None:
-        if args.quiet:
-            return
-        kind = event["event"]
-        if kind == "start":
-            line = (
-                f"{config.network}: {event['parameters']:,} parameters on {event['device']}; "
-                f"{event['train_positions']:,} train and {event['test_positions']:,} test positions, "
-                f"{event['steps_per_epoch']} batches an epoch"
-                + (f"; resuming after epoch {event['start_epoch']}" if event["resumed"] else "")
-                + ("" if event["complete"] else "; warning: the shard folder is incomplete (its processing stopped)")
-            )
-        elif kind == "batch":
-            line = (
-                f"epoch {event['epoch']}/{event['epochs']} batch {event['batch']}/{event['batches']}: "
-                f"loss {_num(event['loss'])} top-1 {_pct(event['top1'])} "
-                f"({event['positions_per_second']:,.0f} positions/s)"
-            )
-        else:
-            line = (
-                f"epoch {event['epoch']}/{event['epochs']}: train loss {_num(event['train_loss'])} "
-                f"top-1 {_pct(event['train_top1'])} top-5 {_pct(event['train_top5'])} | "
-                f"test loss {_num(event['test_loss'])} top-1 {_pct(event['test_top1'])} "
-                f"top-5 {_pct(event['test_top5'])} | lr {event['lr']:.3g}, {event['seconds']:.1f} s"
-            )
-        print(line, file=sys.stderr, flush=True)
+        if not args.quiet:
+            print(_progress_line(config.network, event), file=sys.stderr, flush=True)
 
     try:
         result = train_supervised(config, progress=progress)
@@ -244,3 +250,70 @@ def _run_supervised(args: argparse.Namespace) -> int:
 
 #: The ``supervised`` action (``fuseki.commands.train:supervised`` in ``ACTIONS``).
 supervised = types.SimpleNamespace(add_arguments=_add_supervised_arguments, run=_run_supervised)
+
+
+# ---- fuseki train book ---------------------------------------------------------------------
+
+
+def _add_book_arguments(parser: argparse.ArgumentParser) -> None:
+    from fuseki.train.book_experiment import BOOK_ROWS
+
+    parser.add_argument("corpus", metavar="CORPUS", help="SGF games: a folder or archive (e.g. from `fuseki data generate`)")
+    parser.add_argument("--out", default="runs/book", metavar="DIR", help="output folder (default runs/book)")
+    parser.add_argument("--size", type=int_at_least(5), default=9, help="board size of the games (default 9)")
+    parser.add_argument("--games", type=int_at_least(2), default=None, help="games to sample (default: all)")
+    parser.add_argument(
+        "--rows", default=None, metavar="A,B",
+        help="the set-ups to train, from " + ", ".join(r.key for r in BOOK_ROWS) + " (default: all)",
+    )
+    parser.add_argument("--max-epochs", type=int_at_least(1), default=None, help="cap each row's epochs (the book's 100 of listing 6.25)")
+    parser.add_argument("--max-batches", type=int_at_least(1), default=None, help="stop each epoch after this many batches (quick trials)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the split, the weights and the data order (default 0)")
+    parser.add_argument("--workers", type=int_at_least(1), default=1, help="processes that encode the games (default 1)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"), help="default auto")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON object (last line)")
+
+
+def _run_book(args: argparse.Namespace) -> int:
+    from fuseki.data.processor import ProcessError
+    from fuseki.train.book_experiment import format_results, run_book_experiment
+
+    rows = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows else None
+
+    def progress(event: dict[str, Any]) -> None:
+        if args.quiet:
+            return
+        kind = event["event"]
+        if kind == "process":
+            line = f"encoding {event['corpus']} with oneplane"
+        elif kind == "processed":
+            summary = event["summary"]
+            line = (
+                f"{summary['train_games']} train and {summary['test_games']} test games, "
+                f"{summary['positions']:,} positions, {summary['skipped']} skipped ({event['seconds']} s)"
+            )
+        elif kind == "row":
+            line = f"== {event['row']}: {event['epochs']} epochs"
+        else:
+            line = _progress_line(event["row"], event)
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        results = run_book_experiment(
+            args.corpus, args.out, size=args.size, games=args.games, rows=rows, max_epochs=args.max_epochs,
+            seed=args.seed, workers=args.workers, device=args.device, max_batches=args.max_batches, progress=progress,
+        )
+    except ProcessError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        print(json.dumps({"out": args.out, "rows": [{k: v for k, v in r.items() if k != "history"} for r in results]},
+                         sort_keys=True))
+        return 0
+    print(format_results(results), end="")
+    print(f"results: {args.out}/results.md, {args.out}/results.json; curves: {args.out}/curves.png")
+    return 0
+
+
+#: The ``book`` action: every book network on one corpus (ch. 6-8), docs/training.md.
+book = types.SimpleNamespace(add_arguments=_add_book_arguments, run=_run_book)
