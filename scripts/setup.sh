@@ -84,4 +84,5 @@ fi
 say "compiling the board kernels (cached for later runs)"
 "$VENV/bin/python" -m fuseki.go.warmup
 "$VENV/bin/python" -m fuseki.search.warmup
+"$VENV/bin/python" -m fuseki.deadstones.warmup
 say "done: $VENV/bin/fuseki is ready"

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("fuseki.commands.train", "train networks: supervised move prediction (ch. 6-7)"),
     "serve": ("fuseki.commands.serve", "serve the web UI and its JSON API (play and review in the browser)"),
     "eval": ("fuseki.commands.evaluate", "play two agents against each other: win rate, p-value and Elo (ch. 10)"),
+    "deadstones": ("fuseki.commands.deadstones", "the thesis's dead-stone classifier: data, training, experiment"),
 }
 
 
