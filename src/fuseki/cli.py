@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scratch-demo": ("fuseki.commands.scratch_demo", "train the book's NumPy network from scratch on digits (ch. 5)"),
     "train": ("fuseki.commands.train", "train networks: supervised move prediction (ch. 6-7)"),
     "serve": ("fuseki.commands.serve", "serve the web UI and its JSON API (play and review in the browser)"),
+    "selfplay": ("fuseki.commands.selfplay", "let an agent play itself and record experience for reinforcement learning (ch. 9-12)"),
     "eval": ("fuseki.commands.evaluate", "play two agents against each other: win rate, p-value and Elo (ch. 10)"),
     "deadstones": ("fuseki.commands.deadstones", "the thesis's dead-stone classifier: data, training, experiment"),
 }

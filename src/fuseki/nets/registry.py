@@ -60,7 +60,7 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    for module in ("fuseki.nets.book", "fuseki.nets.residual"):
+    for module in ("fuseki.nets.book", "fuseki.nets.residual", "fuseki.nets.rl"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as e:
