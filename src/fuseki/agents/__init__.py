@@ -33,7 +33,7 @@ from fuseki.agents.mcts_agent import make_mcts, make_mcts_book  # noqa: E402
 register_agent(
     "mcts",
     make_mcts,
-    "Monte Carlo tree search: heavy playouts, priors, RAVE, tree reuse (options playouts, seconds)",
+    "Monte Carlo tree search: heavy playouts, priors, RAVE, tree reuse (options playouts, seconds, policy_model)",
 )
 register_agent("mcts-book", make_mcts_book, "the book's MCTS: UCT with c = 1.5 and random no-own-eye playouts")
 from fuseki.agents import deep_learning as _deep_learning  # noqa: E402,F401  registers policy

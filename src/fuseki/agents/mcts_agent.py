@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the search pulls in Numba kernels and the pattern table: import on first use
     from fuseki.search.gomcts import MCTSConfig, SearchInfo
 
-__all__ = ["MCTSAgent", "make_mcts", "make_mcts_book"]
+__all__ = ["MCTSAgent", "make_mcts", "make_mcts_book", "policy_root_prior"]
 
 DEFAULT_PLAYOUTS = 10_000
 
@@ -62,6 +62,8 @@ class MCTSAgent:
         settled: float = 0.8,
         seed: int | None = None,
         name: str = "mcts",
+        root_prior: Any = None,
+        root_prior_visits: float = 100.0,
     ) -> None:
         if playouts is not None and int(playouts) < 1:
             raise ValueError(f"playouts must be at least 1, got {playouts}")
@@ -78,7 +80,7 @@ class MCTSAgent:
         config = config or MCTSConfig()
         if seed is not None:
             config = MCTSConfig(**{**config.__dict__, "seed": int(seed)})
-        self.engine = GoMCTS(config)
+        self.engine = GoMCTS(config, root_prior=root_prior, root_prior_visits=root_prior_visits)
         if not 0.0 < settled <= 1.0:
             raise ValueError(f"settled must be in (0, 1], got {settled!r}")
         self.resign_below = resign_below
@@ -179,13 +181,21 @@ def make_mcts(
     expand_visits: int = 8,
     pass_when_settled: bool = False,
     ladders: bool = True,
+    policy_model: str | None = None,
+    policy_prior: float = 100.0,
 ) -> MCTSAgent:
     """The registry's ``mcts``: the strong configuration, each part switchable for ablations.
 
     ``c`` defaults to 0 (priors and RAVE explore) and to 1.0 when both are off.
-    ``p_capture``/``p_pat3`` only matter for the heavy policy.
+    ``p_capture``/``p_pat3`` only matter for the heavy policy. ``policy_model``
+    (an agent file or model name of a policy network) adds its move
+    probabilities at the root as ``policy_prior`` won prior visits in all
+    (see :class:`~fuseki.search.gomcts.GoMCTS`); the network must be trained
+    for the board size played.
     """
     from fuseki.search.gomcts import MCTSConfig
+
+    root_prior = None if policy_model is None else policy_root_prior(policy_model)
 
     if c is None:
         c = 0.0 if (rave or priors) else 1.0
@@ -210,8 +220,28 @@ def make_mcts(
         resign_below=resign_below,
         pass_when_settled=pass_when_settled,
         seed=seed,
-        name="mcts",
+        name="mcts" if policy_model is None else "mcts+policy",
+        root_prior=root_prior,
+        root_prior_visits=policy_prior,
     )
+
+
+def policy_root_prior(policy_model: str) -> Any:
+    """A root-prior function for :class:`GoMCTS` from a policy network's agent file (path or model name).
+
+    The probabilities are the network's softmax, without the book's cube and
+    clip: those shape how a policy *plays*, while a prior should say how
+    likely each move is. A board size the network was not trained for is a
+    ``ValueError`` at the first search.
+    """
+    from fuseki.agents.deep_learning import load_prediction_agent
+
+    agent = load_prediction_agent(policy_model)
+
+    def prior(state: Any) -> Any:
+        return agent.predict([state])[0]
+
+    return prior
 
 
 def make_mcts_book(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -147,7 +148,24 @@ class SearchInfo:
 class GoMCTS:
     """A reusable MCTS engine for one board size at a time (it adapts when the size changes)."""
 
-    def __init__(self, config: MCTSConfig | None = None) -> None:
+    def __init__(
+        self,
+        config: MCTSConfig | None = None,
+        *,
+        root_prior: Callable[[Any], np.ndarray] | None = None,
+        root_prior_visits: float = 100.0,
+    ) -> None:
+        """``root_prior(state)`` (optional) gives move probabilities for a root position, one per
+        unpadded point plus pass (``N*N + 1`` values; a policy network's output). Each root child then
+        gets ``root_prior_visits * p`` extra prior visits, all won: a policy that is sure of a move
+        makes the search start there, as AlphaGo's priors do, and the playouts overrule it when it
+        is wrong. Inner nodes keep the heuristic priors, so the network is asked once per move.
+        """
+        if root_prior_visits < 0 or not math.isfinite(root_prior_visits):
+            raise ValueError(f"root_prior_visits must be a number at least 0, got {root_prior_visits!r}")
+        self.root_prior = root_prior
+        self.root_prior_visits = float(root_prior_visits)
+        self._prior_sig: tuple[int, int, int] | None = None  # the root that last got the policy priors
         self.config = config or MCTSConfig()
         cap = self.config.capacity
         self._ti = np.empty((cap, 3), dtype=np.int32)
@@ -166,6 +184,7 @@ class GoMCTS:
         self._tf[0] = 0.0
         self._th[0] = 1
         self._root_sig = None
+        self._prior_sig = None
 
     def _scratch(self, size: int) -> None:
         if size == self._size:
@@ -274,6 +293,8 @@ class GoMCTS:
                 root, self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
             )
         self._ban_root_moves(state)
+        if self.root_prior is not None and self._prior_sig != self._root_sig:
+            self._add_root_prior(state)
         batch = 16
         args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder)
         while True:
@@ -295,6 +316,29 @@ class GoMCTS:
                 batch = min(batch * 2, 4096)
         elapsed = time.perf_counter() - start
         return self._report(state, done, elapsed, reused)
+
+    def _add_root_prior(self, state: Any) -> None:
+        """Add the policy's prior visits to the root's children (once per root position)."""
+        assert self.root_prior is not None
+        n2 = state.size * state.size
+        probs = np.asarray(self.root_prior(state), dtype=np.float64).ravel()
+        if probs.shape != (n2 + 1,) and probs.shape != (n2,):
+            raise ValueError(f"the root prior gave {probs.size} values; a {state.size}x{state.size} board needs {n2 + 1}")
+        if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+            raise ValueError("the root prior gave negative or non-finite probabilities")
+        first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
+        if first >= 0:
+            moves = self._ti[first : first + k, T.T_MOVE]
+            plain = np.where(moves < 0, -1 - moves, moves)
+            p = np.zeros(k, dtype=np.float64)
+            inside = plain < probs.size
+            p[inside] = probs[plain[inside]]
+            total = p.sum()
+            if total > 0:
+                extra = (self.root_prior_visits * p / total).astype(np.float32)
+                self._tf[first : first + k, T.F_PN] += extra
+                self._tf[first : first + k, T.F_PW] += extra
+        self._prior_sig = self._root_sig
 
     def _report(self, state: Any, done: int, elapsed: float, reused: int) -> SearchInfo:
         size = state.size
