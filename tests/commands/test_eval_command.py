@@ -139,6 +139,11 @@ def test_changed_settings_are_refused(tmp_path: Path, capsys: pytest.CaptureFixt
         (["random", "uniform", "--rules", "nonsense"], "--rules"),
         (["random", "uniform", "--referee", "/no/such/referee"], "--referee"),
         (["--round-robin", "random", "uniform", "--anchor", "mcts"], "--anchor"),
+        (["random", "uniform", "--dead-stones-model", "m.safetensors"], "applies to --dead-stones network only"),
+        (
+            ["random", "uniform", "--dead-stones", "network", "--dead-stones-model", "/no/such/model.safetensors"],
+            "--dead-stones-model: no dead-stone model",
+        ),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,3 +170,21 @@ def test_bad_flag_values_are_argparse_errors(args: list[str], capsys: pytest.Cap
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "error: argument" in err and "Traceback" not in err
+
+
+def test_dead_stones_network_is_recorded_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dead-stones network``: each game's JSON and SGF note name the estimate that scored it."""
+    code, out, _ = run_cli(
+        ["random", "random", "--size", "5", "--games", "2", "--max-moves", "12", "--dead-stones", "network",
+         "--sgf-dir", str(tmp_path), "--json"],
+        capsys,
+    )
+    assert code == 0
+    data = json.loads(out.strip().splitlines()[-1])
+    assert [r["dead_stones"] for r in data["results"]] == ["network", "network"]
+    assert json.loads((tmp_path / "eval.json").read_text())["settings"]["dead_stones"] == "network"
+    assert "dead stones: network" in load_sgf(tmp_path / "game_0001.sgf").comment
+    # The same folder with the default estimate is another evaluation: refused in one line.
+    code, _, err = run_cli(["random", "random", "--size", "5", "--games", "2", "--max-moves", "12",
+                            "--sgf-dir", str(tmp_path)], capsys)
+    assert code == 2 and "dead_stones" in err and err.count("\n") == 1

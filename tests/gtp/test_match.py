@@ -467,3 +467,133 @@ def test_doctests() -> None:
 
     failures, _ = doctest.testmod(module)
     assert failures == 0
+
+
+# ---- our own count and its dead-stone estimate (spec T4) ---------------------------------
+
+#: A 5x5 position where the two estimates disagree: B5 (Black) and the White string
+#: C5 B4 C4 are both in atari. The network's static rule calls both dead; the
+#: playouts see that Black, to move, captures first.
+MUTUAL_ATARI = """
+. X O X .
+X O O X .
+. . X . .
+. . . . .
+. . . . .
+"""
+
+
+def _white_dead(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Replace the classifier with a spy that calls every White stone dead; returns its call log."""
+    import fuseki.deadstones.scorer as scorer
+    from fuseki.go.coords import Point
+
+    calls: list[object] = []
+
+    def fake(state, model=None):  # type: ignore[no-untyped-def]
+        calls.append(model)
+        white = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == 2).nonzero())]
+        return {"alive": [], "dead": white, "seki": []}
+
+    monkeypatch.setattr(scorer, "nn_final_status", fake)
+    return calls
+
+
+def test_own_count_estimates_differ_and_name_themselves() -> None:
+    from fuseki.go.coords import Point
+    from fuseki.go.state import GameState
+    from fuseki.gtp.match import OwnCount, scored_by
+
+    state = GameState.from_ascii(MUTUAL_ATARI)
+    none, playouts, network = OwnCount(), OwnCount("playouts"), OwnCount("network")
+    assert none.dead(state) == []
+    assert Point(0, 1) not in playouts.dead(state) and Point(1, 1) in playouts.dead(state)
+    assert Point(0, 1) in network.dead(state) and Point(1, 1) in network.dead(state)
+    for count, method in ((none, "none"), (playouts, "playouts"), (network, "network")):
+        result, note = count.score(state)
+        parse_result(result)
+        assert scored_by(note) == method, note
+    assert network.score(state)[1].endswith("(4 dead stones removed)")
+    with pytest.raises(ValueError, match="unknown dead-stone estimate 'magic'"):
+        OwnCount("magic")
+    with pytest.raises(ValueError, match="network estimate only"):
+        OwnCount("playouts", model="x")
+
+
+def test_settings_check_the_dead_stone_choice() -> None:
+    with pytest.raises(ValueError, match="unknown dead-stone estimate"):
+        MatchSettings(engine_a="a", engine_b="b", dead_stones="magic")
+    with pytest.raises(ValueError, match="network estimate only"):
+        MatchSettings(engine_a="a", engine_b="b", dead_stones_model="m.safetensors")
+    assert MatchSettings(engine_a="a", engine_b="b").dead_stones == "none"  # as before: every stone alive
+
+
+def test_match_scores_by_the_network_when_asked(engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _white_dead(monkeypatch)
+    out = tmp_path / "games"
+    m, _ = _match(engine("--moves=4"), engine("--moves=2"), out, size=7, komi=0.5, dead_stones="network")
+    summary = m.run(2)
+    assert len(calls) == 2
+    for o in summary.outcomes:
+        # Every White stone removed: all 49 points are Black's.
+        assert o.result == "B+48.5" and o.dead_stones == "network"
+        assert o.to_dict()["dead_stones"] == "network"
+        comment = load_sgf(out / f"game_{o.number:04d}.sgf").comment
+        assert "note: scored by our area count, dead stones: network" in comment
+    # Resuming reads the estimate back from the SGF files.
+    m2, _ = _match(engine("--moves=4"), engine("--moves=2"), out, size=7, komi=0.5, dead_stones="network")
+    again = m2.run(2)
+    assert all(o.reused and o.dead_stones == "network" for o in again.outcomes)
+    # Another estimate is another match.
+    m3, _ = _match(engine("--moves=4"), engine("--moves=2"), out, size=7, komi=0.5)
+    with pytest.raises(MatchSettingsMismatch, match="dead_stones"):
+        m3.run(1)
+
+
+def test_default_count_keeps_every_stone_alive(engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _white_dead(monkeypatch)
+    m, _ = _match(engine("--moves=4"), engine("--moves=2"), size=7, komi=0.5)
+    o = m.run(1).outcomes[0]
+    assert calls == [] and o.dead_stones == "none" and o.result == "B+1.5"
+    assert "every stone alive" in o.reason
+
+
+def test_old_match_json_without_the_setting_resumes(engine, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    m, _ = _match(engine(), engine("--moves=1"), out, size=7)
+    m.run(1)
+    data = json.loads((out / "match.json").read_text())
+    for key in ("dead_stones", "dead_stones_model"):
+        del data["settings"][key]  # as written before the setting existed
+    (out / "match.json").write_text(json.dumps(data))
+    m2, _ = _match(engine(), engine("--moves=1"), out, size=7)
+    assert m2.run(1).outcomes[0].reused
+
+
+def test_failed_referee_falls_back_to_the_chosen_estimate(
+    engine, fake_gnugo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _white_dead(monkeypatch)
+    m, _ = _match(
+        engine("--moves=4"), engine("--moves=2"), size=7, komi=0.5, referee=fake_gnugo("--refuse-play"),
+        dead_stones="network",
+    )
+    o = m.run(1).outcomes[0]
+    assert len(calls) == 1 and o.result == "B+48.5" and o.dead_stones == "network"
+    assert "the referee failed" in o.reason and "dead stones: network" in o.reason
+
+
+def test_cli_dead_stones_flags(engine, tmp_path: Path, capsys) -> None:
+    argv = ["match", engine("--moves=4"), engine("--moves=2"), "--games", "1", "--size", "7", "--referee", "none"]
+    assert main([*argv, "--dead-stones", "network", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["results"][0]["dead_stones"] == "network"
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a model")
+    for extra, message in (
+        (["--dead-stones", "network", "--dead-stones-model", str(bad)], "not a dead-stone model file"),
+        (["--dead-stones-model", str(bad)], "applies to --dead-stones network only"),
+    ):
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

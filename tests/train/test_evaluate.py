@@ -477,3 +477,81 @@ def test_terminate_wraps_agents_that_never_resign() -> None:
     assert all(o.kind == "score" for o in plain.match.outcomes)  # the book's bots never resign
     assert any(o.kind == "resign" for o in wrapped.match.outcomes)
     assert sum(o.moves for o in wrapped.match.outcomes) < sum(o.moves for o in plain.match.outcomes)
+
+
+# ---- the dead-stone estimate of our count (spec T4) -----------------------------------------
+
+
+def _spy_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Replace the classifier with a spy that calls every White stone dead; returns its call log."""
+    import fuseki.deadstones.scorer as scorer
+    from fuseki.go.coords import Point
+
+    calls: list[object] = []
+
+    def fake(state, model=None):  # type: ignore[no-untyped-def]
+        calls.append(model)
+        white = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == 2).nonzero())]
+        return {"alive": [], "dead": white, "seki": []}
+
+    monkeypatch.setattr(scorer, "nn_final_status", fake)
+    return calls
+
+
+def test_ownership_scorer_with_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = GameState.from_ascii(
+        """
+        . X O X .
+        X O O X .
+        . . X . .
+        . . . . .
+        . . . . .
+        """
+    )
+    # The real classifier: B5 and the White string are both in atari, so both dead;
+    # the playouts see that Black, to move, captures first.
+    from fuseki.go.coords import Point
+
+    assert Point(0, 1) in OwnershipScorer(dead_stones="network").dead(state)
+    assert Point(0, 1) not in OwnershipScorer(playouts=100).dead(state)
+    calls = _spy_network(monkeypatch)
+    result, note = OwnershipScorer(dead_stones="network").score(state)
+    assert len(calls) == 1 and result == "B+17.5" and "dead stones: network (3 dead stones removed)" in note
+    _, note = OwnershipScorer().score(state)
+    assert len(calls) == 1 and "dead stones: playouts" in note
+
+
+def test_eval_settings_dead_stone_choices() -> None:
+    assert EvalSettings("random", "random").dead_stones == "playouts"  # as before
+    with pytest.raises(ValueError, match="unknown dead-stone estimate"):
+        EvalSettings("random", "random", dead_stones="magic")
+    with pytest.raises(ValueError, match="'none' is not offered"):
+        EvalSettings("random", "random", dead_stones="none")
+    with pytest.raises(ValueError, match="network estimate only"):
+        EvalSettings("random", "random", dead_stones_model="m.safetensors")
+
+
+def test_games_scored_by_the_network_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spy_network(monkeypatch)
+    settings = EvalSettings("random", "random", size=5, max_moves=10, dead_stones="network")
+    summary = evaluate(settings, 2, sgf_dir=tmp_path)
+    assert len(calls) == 2
+    for o in summary.match.outcomes:
+        assert o.dead_stones == "network" and o.result.startswith("B+")  # every White stone removed
+        assert "dead stones: network" in load_sgf(tmp_path / f"game_{o.number:04d}.sgf").comment
+    again = evaluate(settings, 2, sgf_dir=tmp_path)
+    assert all(o.reused and o.dead_stones == "network" for o in again.match.outcomes)
+
+
+def test_old_eval_json_without_the_setting_resumes(tmp_path: Path) -> None:
+    import json
+
+    settings = EvalSettings("random", "random", size=5, max_moves=6)
+    evaluate(settings, 1, sgf_dir=tmp_path)
+    data = json.loads((tmp_path / "eval.json").read_text())
+    for key in ("dead_stones", "dead_stones_model"):
+        del data["settings"][key]
+    (tmp_path / "eval.json").write_text(json.dumps(data))
+    assert evaluate(settings, 1, sgf_dir=tmp_path).match.outcomes[0].reused
+    with pytest.raises(EvalSettingsMismatch, match="dead_stones"):
+        evaluate(EvalSettings("random", "random", size=5, max_moves=6, dead_stones="network"), 1, sgf_dir=tmp_path)

@@ -84,7 +84,7 @@ def test_whole_game_against_random_in_worker_processes(db: Path) -> None:
             assert game["score"] is None
         else:
             score = game["score"]
-            assert set(score) == {"black", "white", "dead", "territory"}
+            assert set(score) == {"black", "white", "dead", "territory", "dead_stones"}
             margin = score["black"] - score["white"]
             assert result == ("B" if margin > 0 else "W") + f"+{abs(margin):g}"
             assert all(re.fullmatch(r"[A-HJ][1-9]", v) for v in score["dead"] + score["territory"]["black"])
@@ -99,7 +99,9 @@ def test_score_after_two_passes(client: TestClient) -> None:
     game = client.post(f"/api/games/{game['id']}/pass").json()  # the bot passes back: it wins by komi
     assert [m["vertex"] for m in game["moves"]] == ["pass", "pass"]
     assert game["over"] and game["result"] == "W+7.5" and game["status"] == "over"
-    assert game["score"] == {"black": 0.0, "white": 7.5, "dead": [], "territory": {"black": [], "white": []}}
+    assert game["score"] == {
+        "black": 0.0, "white": 7.5, "dead": [], "territory": {"black": [], "white": []}, "dead_stones": "playouts"
+    }
 
 
 def test_game_json_shape_and_human_white(client: TestClient) -> None:
@@ -108,8 +110,8 @@ def test_game_json_shape_and_human_white(client: TestClient) -> None:
     assert game["last_move"] == game["moves"][0]["vertex"] and game["to_move"] == "white"
     assert len(game["board"]) == 13 and all(len(row) == 13 for row in game["board"])
     assert sum(row.count("X") for row in game["board"]) == 1
-    expected = {"id", "size", "komi", "rules", "handicap", "human", "bot", "bot_options", "to_move", "board",
-                "moves", "last_move", "captures", "over", "result", "score", "status"}
+    expected = {"id", "size", "komi", "rules", "handicap", "human", "bot", "bot_options", "dead_stones", "to_move",
+                "board", "moves", "last_move", "captures", "over", "result", "score", "status"}
     assert set(game) == expected
     assert (game["rules"], game["komi"], game["human"], game["captures"]) == ("japanese", 6.5, "white", {"black": 0, "white": 0})
 
@@ -174,6 +176,8 @@ def test_bad_settings_get_clear_422(client: TestClient) -> None:
         "bot 'policy' needs bot_options.model": {"bot": "policy"},
         "unknown model": {"bot": "policy", "bot_options": {"model": "../../etc/passwd"}},
         "handicap": {"handicap": 10},
+        "unknown dead_stones 'magic'; choose one of: playouts, network": {"dead_stones": "magic"},
+        "unknown dead_stones 1": {"dead_stones": 1},
     }
     for needle, body in cases.items():
         r = client.post("/api/games", json=body)

@@ -215,11 +215,13 @@ def test_play_a_whole_game_then_review_it(
     size.send_keys("9")
     d.find_element(By.CSS_SELECTOR, "#opt-bot option[value=random]").click()
     d.find_element(By.CSS_SELECTOR, "#opt-color option[value=black]").click()
+    d.find_element(By.CSS_SELECTOR, "#opt-dead-stones option[value=network]").click()
     d.find_element(By.ID, "btn-new").click()
     wait(d, lambda d: section_state(d)["status"] == "your_turn", what="a new game")
     state = section_state(d)
     gid = state["game"]
     assert gid and state["moves"] == "0"
+    assert get_json(f"{live_server}/api/games/{gid}")["dead_stones"] == "network"  # the form's choice
     assert len(d.find_elements(By.CSS_SELECTOR, "#play-board .pt")) == 81
     assert "Your turn" in d.find_element(By.ID, "play-status").text
 
@@ -269,6 +271,7 @@ def test_play_a_whole_game_then_review_it(
     assert "Black" in text and "White" in text and game["result"] in text, text
     assert game["score"] is not None  # ended by passes: counted
     assert f"Black {game['score']['black']:g}," in text and f"White {game['score']['white']:g} " in text
+    assert game["score"]["dead_stones"] == "network" and "dead stones by: network" in text, text
     assert "Game over" in d.find_element(By.ID, "play-status").text
     dead = {e.get_attribute("data-vertex") for e in d.find_elements(By.CSS_SELECTOR, "#play-board .dead")}
     assert dead == set(game["score"]["dead"])

@@ -101,7 +101,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dead-playouts",
         type=int_at_least(1),
         default=200,
-        help="playouts of our dead-stone judgement (default 200)",
+        help="playouts of our dead-stone judgement with --dead-stones playouts (default 200)",
+    )
+    from fuseki.commands.gtp import add_dead_stone_arguments
+
+    add_dead_stone_arguments(
+        parser, default="playouts", what="our own count (--referee ours, or when the referee fails)"
     )
     parser.add_argument(
         "--terminate",
@@ -146,6 +151,8 @@ def _settings_options(args: argparse.Namespace) -> dict[str, object]:
         "seed": args.seed,
         "referee": None if referee.lower() in ("ours", "none", "") else referee,
         "dead_playouts": args.dead_playouts,
+        "dead_stones": args.dead_stones,
+        "dead_stones_model": args.dead_stones_model,
         "terminate": args.terminate,
         "move_time": args.move_time,
     }
@@ -171,6 +178,10 @@ def _check(args: argparse.Namespace) -> dict[str, object]:
         raise UserError(f"--size must be from 2 to 25, got {args.size}")
     if args.sgf_dir is not None and os.path.exists(args.sgf_dir) and not os.path.isdir(args.sgf_dir):
         raise UserError(f"--sgf-dir {args.sgf_dir}: exists and is not a directory")
+    # The model is read here, once, so that a bad file is an error before any game is played.
+    from fuseki.commands.gtp import dead_stone_choice
+
+    dead_stone_choice(args)
     options = _settings_options(args)
     try:
         EvalSettings(agent_a=args.agents[0], agent_b=args.agents[1], **options)  # type: ignore[arg-type]

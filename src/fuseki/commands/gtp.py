@@ -61,6 +61,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not pass after the opponent's pass even when passing wins",
     )
+    add_dead_stone_arguments(parser, default="playouts", what="final_score and final_status_list")
+
+
+def add_dead_stone_arguments(parser: argparse.ArgumentParser, *, default: str, what: str, none: bool = False) -> None:
+    """``--dead-stones METHOD`` and ``--dead-stones-model FILE``, shared by gtp, match and eval.
+
+    ``none`` adds the choice ``none`` (every stone alive), which the match
+    runner keeps as its default so that its counts stay as they were.
+    """
+    from fuseki.deadstones.scorer import METHODS
+
+    choices = (("none",) if none else ()) + METHODS
+    parser.add_argument(
+        "--dead-stones",
+        choices=choices,
+        default=default,
+        help=f"dead-stone estimate for {what}: playouts (Benson + playout ownership + seki rule) or network "
+        f"(the thesis's block classifier)" + ("; none: every stone alive" if none else "") + f" (default {default})",
+    )
+    parser.add_argument(
+        "--dead-stones-model",
+        default=None,
+        metavar="FILE",
+        help="the classifier for --dead-stones network: a model file or name (default: the shipped one)",
+    )
+
+
+def dead_stone_choice(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(method, model) from the parsed flags, checked now: a bad model is a one-line :class:`UserError`.
+
+    Loading the model here (it is cached per process) is what turns an
+    unreadable file into an error at start-up instead of at the end of a game.
+    """
+    method: str = args.dead_stones
+    model: str | None = args.dead_stones_model
+    if model is not None and method != "network":
+        raise UserError(f"--dead-stones-model applies to --dead-stones network only (got --dead-stones {method})")
+    if method == "network":
+        from fuseki.deadstones.scorer import final_status_estimator
+
+        try:
+            final_status_estimator(method, model=model)
+        except (ValueError, OSError) as e:
+            raise UserError(f"--dead-stones-model: {_first_line(e)}") from None
+    return method, model
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def parse_settings(items: list[str]) -> dict[str, object]:
@@ -142,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--name must be printable text on one line")
     if not 0.0 <= args.resign_below <= 1.0:
         raise UserError(f"--resign-below must be from 0 to 1, got {args.resign_below}")
+    dead_stones, dead_stones_model = dead_stone_choice(args)
     from fuseki.agents.termination import Terminating
 
     # Termination (spec B5): pass back when the opponent passed and passing
@@ -168,7 +219,15 @@ def run(args: argparse.Namespace) -> int:
     # character that GTP strips, not a line break that would add a reply).
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
-    engine = GtpEngine(agent, rules=Rules.preset(args.rules), name=args.name, stdin=stdin, stdout=stdout)
+    engine = GtpEngine(
+        agent,
+        rules=Rules.preset(args.rules),
+        name=args.name,
+        stdin=stdin,
+        stdout=stdout,
+        dead_stones=dead_stones,
+        dead_stones_model=dead_stones_model,
+    )
     try:
         return engine.run()
     finally:

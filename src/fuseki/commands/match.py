@@ -74,7 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="gnugo --mode gtp",
         metavar="CMD",
         help="engine whose final_score scores finished games (default GNU Go, with --chinese-rules "
-        "under area scoring); 'none': our own area count with every stone alive",
+        "under area scoring); 'none': our own area count (dead stones by --dead-stones)",
+    )
+    from fuseki.commands.gtp import add_dead_stone_arguments
+
+    add_dead_stone_arguments(
+        parser, default="none", none=True, what="our own count (--referee none, or when the referee fails)"
     )
     parser.add_argument(
         "--sgf-dir",
@@ -98,6 +103,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fuseki.gtp.match import Match, MatchSettings, MatchSettingsMismatch
 
+    from fuseki.commands.gtp import dead_stone_choice
+
+    dead_stone_choice(args)  # a bad --dead-stones-model: one line, before any engine starts
     referee = None if args.referee.strip().lower() in ("none", "") else args.referee
     try:
         settings = MatchSettings(
@@ -111,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             rules=args.rules.lower(),
             referee=referee,
             seed=args.seed,
+            dead_stones=args.dead_stones,
+            dead_stones_model=args.dead_stones_model,
         )
         match = Match(
             settings,

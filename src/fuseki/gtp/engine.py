@@ -82,27 +82,8 @@ class GtpCommandError(Exception):
     """A command that fails: the message becomes the text of the ``?`` reply."""
 
 
-def _dead_stones(state: GameState) -> list[Point]:
-    """Dead stones of ``state`` for scoring (Benson + playout ownership, G8).
-
-    Falls back to "every stone alive" where :mod:`fuseki.go.ownership` is absent.
-    """
-    try:
-        from fuseki.go.ownership import dead_stones
-    except ImportError:
-        return []
-    return list(dead_stones(state))
-
-
-def _final_status(state: GameState) -> dict[str, set[Point]]:
-    """Every stone as ``alive``, ``dead`` or ``seki`` (same estimate as :func:`_dead_stones`)."""
-    try:
-        from fuseki.go.ownership import final_status
-    except ImportError:
-        grid = state.stones()
-        stones = {Point(int(r), int(c)) for r, c in zip(*grid.nonzero())}
-        return {"alive": stones, "dead": set(), "seki": set()}
-    return {status: set(points) for status, points in final_status(state).items()}
+#: What a dead-stone estimate returns: every stone as ``alive``, ``dead`` or ``seki``.
+FinalStatus = Callable[[GameState], dict[str, list[Point]]]
 
 
 def gtp_name(method_name: str) -> str:
@@ -156,6 +137,13 @@ class GtpEngine:
     ``rules`` sets ko, suicide and scoring (komi comes from ``komi`` commands;
     it starts at the rule set's komi). ``stdin``/``stdout`` default to the
     process's streams; :meth:`run` serves until ``quit`` or end of input.
+
+    ``dead_stones`` chooses the estimate that ``final_score`` and
+    ``final_status_list`` use: ``"playouts"`` (Benson, playout ownership and
+    the seki rule of :mod:`fuseki.go.ownership`) or ``"network"`` (the
+    thesis's block classifier, :mod:`fuseki.deadstones.scorer`; its own model
+    file with ``dead_stones_model``, else the shipped one). A bad choice or an
+    unreadable model raises ``ValueError`` here, not at the end of a game.
     """
 
     def __init__(
@@ -169,8 +157,17 @@ class GtpEngine:
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
         log: TextIO | None = None,
+        dead_stones: str = "playouts",
+        dead_stones_model: str | os.PathLike[str] | None = None,
     ) -> None:
         from fuseki import __version__
+        from fuseki.deadstones.scorer import final_status_estimator
+
+        #: The estimate behind ``final_score`` and ``final_status_list`` (spec G8, T4).
+        #: Built now, so that a bad method or an unreadable model fails at start-up
+        #: (``ValueError``) rather than at the end of the first game.
+        self.dead_stones = dead_stones
+        self._final_status: FinalStatus = final_status_estimator(dead_stones, model=dead_stones_model)
 
         self.agent = agent
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
@@ -462,7 +459,8 @@ class GtpEngine:
     # ---- the end of the game ----------------------------------------------------
 
     def cmd_final_score(self, args: list[str]) -> str:
-        return self.state.score(dead=_dead_stones(self.state)).result
+        """The area (or territory) count after removing the stones the chosen estimate calls dead."""
+        return self.state.score(dead=self._final_status(self.state)["dead"]).result
 
     def cmd_final_status_list(self, args: list[str]) -> str:
         """The strings with the status asked for, one string per line, as GNU Go writes them."""
@@ -470,7 +468,7 @@ class GtpEngine:
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise GtpCommandError(f"syntax error: status must be alive, dead or seki, got {_quote(args[0])}")
-        chosen = _final_status(self.state).get(status, set())
+        chosen = set(self._final_status(self.state).get(status, ()))
         lines = []
         for _, points in sorted(self.state.strings(), key=lambda s: min(s[1])):
             if points[0] in chosen:

@@ -11,7 +11,13 @@ is restarted for the next game and the match goes on.
 
 Finished games (two passes) are scored by a referee engine (GNU Go by
 default) that replays the moves and answers ``final_score``; without a
-referee, our own area count with every stone alive decides.
+referee, or when the referee fails, our own area count decides
+(:class:`OwnCount`). Which stones our count removes as dead is a setting,
+``dead_stones``: ``none`` (every stone alive, the default, as before),
+``playouts`` (:mod:`fuseki.go.ownership`) or ``network`` (the thesis's
+classifier, :mod:`fuseki.deadstones.scorer`, spec T4). A game scored by our
+count says so, and by which estimate, in a ``note:`` line of its SGF comment
+and in the ``dead_stones`` field of its JSON result.
 
 Each game is written as ``game_0001.sgf`` ... in the SGF folder, atomically,
 next to a ``match.json`` with the settings. Running the same match again with
@@ -45,7 +51,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fuseki.go.coords import CoordinateError
+from fuseki.go.coords import CoordinateError, Point
 from fuseki.go.rules import Rules, Scoring
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
@@ -59,6 +65,7 @@ from fuseki.gtp.client import (
 )
 
 __all__ = [
+    "DEAD_STONE_CHOICES",
     "DEFAULT_REFEREE",
     "Engine",
     "Forfeit",
@@ -67,12 +74,14 @@ __all__ = [
     "MatchSettings",
     "MatchSettingsMismatch",
     "MatchSummary",
+    "OwnCount",
     "PlayedGame",
     "Referee",
     "parse_result",
     "play_gtp_game",
     "program_exists",
     "resolve_command",
+    "scored_by",
     "wilson_interval",
 ]
 
@@ -82,6 +91,12 @@ DEFAULT_REFEREE = "gnugo --mode gtp"
 _GNUGO_FALLBACK = "/usr/games/gnugo"
 SETTINGS_FILE = "match.json"
 _RESULT = re.compile(r"\A([BW])\+(R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
+#: How our own count may judge dead stones: ``none`` (every stone alive) or an
+#: estimate of :data:`fuseki.deadstones.scorer.METHODS`.
+DEAD_STONE_CHOICES = ("none", "playouts", "network")
+#: The words of a game note that name the estimate our count used (:func:`scored_by` reads them back).
+_SCORED_BY = "scored by our area count, dead stones: "
+_SCORED_BY_RE = re.compile(re.escape(_SCORED_BY) + r"([a-z]+)")
 
 
 class MatchSettingsMismatch(ValueError):
@@ -179,9 +194,12 @@ class MatchSettings:
     max_moves: int | None = None  #: ``None``: three times the board's area
     rules: str = "chinese"
     referee: str | None = (
-        DEFAULT_REFEREE  #: ``None``: our own area count, every stone alive
+        DEFAULT_REFEREE  #: ``None``: our own area count (:class:`OwnCount`)
     )
     seed: int = 0
+    #: Which stones our own count removes: ``none``, ``playouts`` or ``network`` (:data:`DEAD_STONE_CHOICES`).
+    dead_stones: str = "none"
+    dead_stones_model: str | None = None  #: ``network`` only: a model file or name; ``None``: the shipped one
 
     def __post_init__(self) -> None:
         from fuseki.go.coords import check_size
@@ -202,6 +220,7 @@ class MatchSettings:
             )
         if self.max_moves is not None and self.max_moves < 1:
             raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+        check_dead_stones(self.dead_stones, self.dead_stones_model)
 
     @property
     def move_cap(self) -> int:
@@ -245,6 +264,9 @@ class GameOutcome:
     )
     moves: int = 0
     reused: bool = False  #: read back from an SGF file of an earlier run
+    #: The dead-stone estimate of our own count when it scored the game
+    #: (``none``, ``playouts``, ``network``); ``None``: a referee scored it, or nobody (resign, forfeit).
+    dead_stones: str | None = None
 
     @property
     def forfeit(self) -> bool:
@@ -260,6 +282,7 @@ class GameOutcome:
             "reason": self.reason,
             "moves": self.moves,
             "reused": self.reused,
+            "dead_stones": self.dead_stones,
         }
 
 
@@ -455,6 +478,75 @@ class Engine:
 # ---- one game ----------------------------------------------------------------------
 
 
+def check_dead_stones(method: str, model: str | None) -> None:
+    """Raise ``ValueError`` for a dead-stone choice our count cannot use (the model file is read later)."""
+    if method not in DEAD_STONE_CHOICES:
+        raise ValueError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(DEAD_STONE_CHOICES)}")
+    if model is not None and method != "network":
+        raise ValueError(f"a dead-stone model applies to the network estimate only, not to {method!r}")
+
+
+def scored_by(notes: str) -> str | None:
+    """The dead-stone estimate named in a game's notes by :meth:`OwnCount.score`, or ``None``.
+
+    >>> scored_by("stopped at the move cap; scored by our area count, dead stones: network (3 removed)")
+    'network'
+    """
+    m = _SCORED_BY_RE.search(notes)
+    return m.group(1) if m else None
+
+
+class OwnCount:
+    """Our own area count: remove the stones an estimate judges dead, then count by the state's rules.
+
+    ``dead_stones`` is ``none`` (every stone alive: the book's and
+    Tromp-Taylor's convention, and the match runner's default), ``playouts``
+    or ``network`` (:func:`fuseki.deadstones.scorer.final_status_estimator`,
+    with ``model``, ``playouts`` and ``seed``). The estimate is built here,
+    so a bad choice or an unreadable model raises ``ValueError`` before any
+    game is played. The note of :meth:`score` names the estimate, so that an
+    SGF file says how its result was counted.
+
+    >>> from fuseki.go.state import GameState
+    >>> OwnCount().score(GameState.new(5, komi=0.5))
+    ('W+0.5', 'scored by our area count, dead stones: none (every stone alive)')
+    """
+
+    def __init__(
+        self,
+        dead_stones: str = "none",
+        *,
+        model: str | os.PathLike[str] | None = None,
+        playouts: int = 200,
+        seed: int | None = 0,
+    ) -> None:
+        check_dead_stones(dead_stones, None if model is None else os.fspath(model))
+        self.method = dead_stones
+        self._status: Callable[[GameState], dict[str, list[Point]]] | None = None
+        if dead_stones != "none":
+            from fuseki.deadstones.scorer import final_status_estimator
+
+            self._status = final_status_estimator(dead_stones, model=model, playouts=playouts, seed=seed)
+
+    def dead(self, state: GameState) -> list[Point]:
+        """The stones this count removes from ``state`` before counting."""
+        return [] if self._status is None else list(self._status(state)["dead"])
+
+    def note(self, removed: int) -> str:
+        """The game note for a count that removed ``removed`` stones (:func:`scored_by` reads it)."""
+        if self.method == "none":
+            return f"{_SCORED_BY}none (every stone alive)"
+        return f"{_SCORED_BY}{self.method} ({removed} dead stone{'s' if removed != 1 else ''} removed)"
+
+    def score(self, state: GameState) -> tuple[str, str]:
+        """(result, note) of ``state`` by our count."""
+        dead = self.dead(state)
+        return state.score(dead=dead).result, self.note(len(dead))
+
+    def close(self) -> None:
+        """Nothing to release (the scorer protocol's ``close``)."""
+
+
 class Referee:
     """A GTP engine that scores games: it replays the moves and answers ``final_score``.
 
@@ -462,9 +554,11 @@ class Referee:
     Handicap stones are set with GTP ``fixed_handicap``.
     """
 
-    def __init__(self, argv: list[str], *, timeout: float = 30.0) -> None:
+    def __init__(self, argv: list[str], *, timeout: float = 30.0, fallback: OwnCount | None = None) -> None:
         self.argv = argv
         self.timeout = timeout
+        #: Our count when the referee fails (``None``: every stone alive).
+        self.fallback = fallback if fallback is not None else OwnCount()
         self._client: GtpClient | None = None
 
     def final_score(self, state: GameState) -> str:
@@ -485,8 +579,9 @@ class Referee:
         """(result, note): the referee's ``final_score``, else our area count and why.
 
         If the referee fails or answers something that is not a result, the
-        game is scored by our area count with every stone alive and the note
-        says so; the referee is restarted for the next game.
+        game is scored by :attr:`fallback` (our area count; every stone alive
+        unless another dead-stone estimate was chosen) and the note says so
+        and names the estimate; the referee is restarted for the next game.
         """
         try:
             result = self.final_score(state)
@@ -495,10 +590,8 @@ class Referee:
         except (OSError, GtpClientError, ValueError) as e:
             self.close()
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            return (
-                state.score().result,
-                f"the referee failed ({first}); scored by our area count, all stones alive",
-            )
+            result, note = self.fallback.score(state)
+            return result, f"the referee failed ({first}); {note}"
 
     def close(self) -> None:
         if self._client is not None:
@@ -523,6 +616,7 @@ def play_gtp_game(
     move_cap: int,
     move_time: float,
     referee: Referee | None = None,
+    own_count: OwnCount | None = None,
 ) -> PlayedGame:
     """Alternate genmove/play from ``state`` until two passes, a resignation or the move cap.
 
@@ -530,7 +624,7 @@ def play_gtp_game(
     ``state`` already holds (an opening, sent with ``play``). Each generated
     move is checked on our ``GameState`` before the other engine gets it. A
     game that did not end by resignation is scored by ``referee`` (``None``:
-    our area count with every stone alive). ``genmove`` may take
+    ``own_count``, our area count, by default with every stone alive). ``genmove`` may take
     ``move_time`` seconds. Raises :class:`Forfeit` for the first engine that
     fails; the caller decides what that means for the game.
     """
@@ -570,7 +664,7 @@ def play_gtp_game(
             f"stopped at the move cap ({move_cap} moves) and scored as it stood"
         )
     if referee is None:
-        result, note = state.score().result, ""
+        result, note = (own_count if own_count is not None else OwnCount()).score(state)
     else:
         result, note = referee.score(state)
     if note:
@@ -609,10 +703,13 @@ class Match:
             "B": Engine("B", resolve_command(settings.engine_b), setup_timeout),
         }
         self.referee_argv = settings.referee_argv()
+        #: Our count, for games without a referee or whose referee failed;
+        #: built now so that an unreadable model is an error before any game.
+        self.own_count = OwnCount(settings.dead_stones, model=settings.dead_stones_model)
         self.referee = (
             None
             if self.referee_argv is None
-            else Referee(self.referee_argv, timeout=setup_timeout)
+            else Referee(self.referee_argv, timeout=setup_timeout, fallback=self.own_count)
         )
 
     # ---- set-up and resume ---------------------------------------------------
@@ -648,10 +745,16 @@ class Match:
                 raise MatchSettingsMismatch(
                     f"{path} is not a match settings file ({e})"
                 ) from None
+            # A match.json from before a setting existed holds that setting's default.
+            defaults = {
+                f.name: f.default
+                for f in dataclasses.fields(MatchSettings)
+                if f.default is not dataclasses.MISSING
+            }
             diffs = [
-                f"{key}: {theirs.get(key)!r} there, {value!r} now"
+                f"{key}: {theirs.get(key, defaults.get(key))!r} there, {value!r} now"
                 for key, value in mine.items()
-                if theirs.get(key) != value
+                if theirs.get(key, defaults.get(key)) != value
             ]
             if diffs:
                 raise MatchSettingsMismatch(
@@ -690,6 +793,7 @@ class Match:
             reason,
             len(record.moves),
             reused=True,
+            dead_stones=scored_by(record.comment),
         )
 
     @staticmethod
@@ -776,6 +880,7 @@ class Match:
                 move_cap=s.move_cap,
                 move_time=s.move_time,
                 referee=self.referee,
+                own_count=self.own_count,
             )
             state, result, kind, notes = game.state, game.result, game.kind, game.notes
         except Forfeit as f:
@@ -815,4 +920,5 @@ class Match:
             kind,
             reason if forfeited is not None else "; ".join(notes),
             len(record.moves),
+            dead_stones=None if forfeited is not None else scored_by("\n".join(notes)),
         )

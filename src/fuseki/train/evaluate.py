@@ -29,10 +29,14 @@ GTP engine is wrapped as an agent (:class:`GtpAgent`) on the match runner's
 forfeits exactly as in ``fuseki match``, and one game loop (:func:`play_game`)
 serves every pairing.
 
-Finished games are scored by area with dead stones removed as
-:func:`fuseki.go.ownership.dead_stones` judges them (:class:`OwnershipScorer`),
-or by a GTP referee (:class:`~fuseki.gtp.match.Referee`, GNU Go's
-``final_score``). Every game is written as ``game_0001.sgf`` ... next to an
+Finished games are scored by area with dead stones removed
+(:class:`OwnershipScorer`): as :func:`fuseki.go.ownership.dead_stones` judges
+them (``dead_stones="playouts"``, the default) or as the thesis's classifier
+does (``"network"``, :mod:`fuseki.deadstones.scorer`, spec T4); or by a GTP
+referee (:class:`~fuseki.gtp.match.Referee`, GNU Go's ``final_score``), with
+the same count of ours when the referee fails. A game our count scored names
+its estimate in a ``note:`` of its SGF comment and in ``dead_stones`` of its
+JSON result. Every game is written as ``game_0001.sgf`` ... next to an
 ``eval.json`` with the settings; running the same evaluation again reuses the
 finished games, as ``fuseki match`` does.
 
@@ -63,11 +67,14 @@ from fuseki.gtp.match import (
     Forfeit,
     GameOutcome,
     MatchSummary,
+    OwnCount,
     PlayedGame,
     Referee,
+    check_dead_stones,
     parse_result,
     program_exists,
     resolve_command,
+    scored_by,
     wilson_interval,
 )
 
@@ -520,29 +527,30 @@ class Scorer(Protocol):
     def close(self) -> None: ...
 
 
-class OwnershipScorer:
-    """Area count by the state's rules after removing the stones that :func:`dead_stones` judges dead.
+class OwnershipScorer(OwnCount):
+    """Area count by the state's rules after removing the stones an estimate judges dead.
 
-    The same judgement the agents' termination rule (spec row B5) uses, so
-    a bot that passed because it was ahead is also counted as ahead. ``seed``
-    makes the judgement reproducible.
+    ``dead_stones="playouts"`` (the default) is :func:`dead_stones` of
+    :mod:`fuseki.go.ownership`: the same judgement the agents' termination
+    rule (spec row B5) uses, so a bot that passed because it was ahead is
+    also counted as ahead; ``seed`` makes it reproducible. ``"network"`` is
+    the thesis's block classifier (``model``: a model file or name, else the
+    shipped one). The note of every score names the estimate.
     """
 
-    def __init__(self, *, playouts: int = 200, seed: int | None = 0) -> None:
+    def __init__(
+        self,
+        *,
+        playouts: int = 200,
+        seed: int | None = 0,
+        dead_stones: str = "playouts",
+        model: str | os.PathLike[str] | None = None,
+    ) -> None:
         if playouts < 1:
             raise ValueError(f"playouts must be at least 1, got {playouts}")
+        super().__init__(dead_stones, model=model, playouts=int(playouts), seed=seed)
         self.playouts = int(playouts)
         self.seed = seed
-
-    def score(self, state: GameState) -> tuple[str, str]:
-        from fuseki.go.ownership import dead_stones
-
-        dead = dead_stones(state, playouts=self.playouts, seed=self.seed)
-        note = f"{len(dead)} dead stone{'s' if len(dead) != 1 else ''} removed before counting" if dead else ""
-        return state.score(dead=dead).result, note
-
-    def close(self) -> None:
-        """Nothing to release (the protocol's :meth:`Referee.close`)."""
 
 
 def play_game(agents: Mapping[Color, Agent], state: GameState, *, move_cap: int, scorer: Scorer) -> PlayedGame:
@@ -587,8 +595,10 @@ class EvalSettingsMismatch(ValueError):
 class EvalSettings:
     """Everything that decides the games of an evaluation (not their number, not the workers).
 
-    ``referee``: ``None`` scores by :class:`OwnershipScorer` (``dead_playouts``
-    playouts), else a GTP command whose ``final_score`` decides.
+    ``referee``: ``None`` scores by :class:`OwnershipScorer` (dead stones by
+    ``dead_stones``: ``playouts`` with ``dead_playouts`` playouts, or
+    ``network`` with ``dead_stones_model``), else a GTP command whose
+    ``final_score`` decides (and the same count of ours if it fails).
     ``terminate`` wraps in-process agents that do not end games by themselves
     in :class:`~fuseki.agents.termination.Terminating` (pass back when ahead,
     resign when hopeless). ``move_time`` bounds a GTP engine's ``genmove``.
@@ -605,6 +615,8 @@ class EvalSettings:
     dead_playouts: int = 200
     terminate: bool = False
     move_time: float = 10.0
+    dead_stones: str = "playouts"
+    dead_stones_model: str | None = None
 
     def __post_init__(self) -> None:
         from fuseki.go.coords import check_size
@@ -620,6 +632,18 @@ class EvalSettings:
             raise ValueError(f"dead-stone playouts must be at least 1, got {self.dead_playouts}")
         if not (math.isfinite(self.move_time) and self.move_time > 0):
             raise ValueError(f"move time must be a positive number of seconds, got {self.move_time}")
+        if self.dead_stones == "none":
+            raise ValueError("dead-stone estimate 'none' is not offered here; choose playouts or network")
+        check_dead_stones(self.dead_stones, self.dead_stones_model)
+
+    def own_count(self, number: int) -> OwnershipScorer:
+        """Our count for game ``number``: its playouts are seeded by the game, so it scores the same anywhere."""
+        return OwnershipScorer(
+            playouts=self.dead_playouts,
+            seed=game_seed(self.seed, number, 2),
+            dead_stones=self.dead_stones,
+            model=self.dead_stones_model,
+        )
 
     @property
     def move_cap(self) -> int:
@@ -722,14 +746,14 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
             agent = _gtp_agent(side, spec, settings.move_time)
         agents[color] = agent
         labels[color] = spec.label
+    own = settings.own_count(number)
     if settings.referee is None:
-        scorer: Scorer = OwnershipScorer(
-            playouts=settings.dead_playouts, seed=game_seed(settings.seed, number, 2)
-        )
+        scorer: Scorer = own
     else:
         scorer = _REFEREES.get(settings.referee) or _REFEREES.setdefault(
             settings.referee, Referee(referee_argv(settings))
         )
+        scorer.fallback = own  # this game's count of ours, should the referee fail
     _seed_everything(game_seed(settings.seed, number, 3))
     state = GameState.new(settings.size, Rules.preset(settings.rules).replace(komi=float(settings.komi)))
     forfeited: Color | None = None
@@ -772,6 +796,7 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
         kind,
         reason if forfeited is not None else "; ".join(notes),
         len(record.moves),
+        dead_stones=None if forfeited is not None else scored_by("\n".join(notes)),
     )
     return outcome, record.to_sgf()
 
@@ -853,7 +878,17 @@ def read_finished(path: Path, number: int) -> GameOutcome | None:
         if line.startswith(("forfeit: ", "note: ")):
             reason = line.split(": ", 1)[1]
             break
-    return GameOutcome(number, color, record.result, _side(winner, color), kind, reason, len(record.moves), reused=True)
+    return GameOutcome(
+        number,
+        color,
+        record.result,
+        _side(winner, color),
+        kind,
+        reason,
+        len(record.moves),
+        reused=True,
+        dead_stones=scored_by(record.comment),
+    )
 
 
 def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
@@ -873,7 +908,13 @@ def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
                 raise TypeError("settings is not an object")
         except (ValueError, KeyError, TypeError) as e:
             raise EvalSettingsMismatch(f"{path} is not an evaluation settings file ({e})") from None
-        diffs = [f"{k}: {theirs.get(k)!r} there, {v!r} now" for k, v in mine.items() if theirs.get(k) != v]
+        # An eval.json from before a setting existed holds that setting's default.
+        defaults = {f.name: f.default for f in dataclasses.fields(EvalSettings) if f.default is not dataclasses.MISSING}
+        diffs = [
+            f"{k}: {theirs.get(k, defaults.get(k))!r} there, {v!r} now"
+            for k, v in mine.items()
+            if theirs.get(k, defaults.get(k)) != v
+        ]
         if diffs:
             raise EvalSettingsMismatch(
                 f"{sgf_dir} holds an evaluation with other settings ({'; '.join(diffs)}); "

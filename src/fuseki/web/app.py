@@ -165,7 +165,8 @@ def create_app(
 
     def finish(gid: str, settings: games.Settings, moves: list[str], state: Any) -> dict[str, Any] | None:
         """Save the moves; at the end of a game by passes, count it (dead stones removed)."""
-        score = games.final_score(state) if state.is_over() and state.resigned is None else None
+        over = state.is_over() and state.resigned is None
+        score = games.final_score(state, settings.dead_stones) if over else None
         store.save_game(gid, moves, score)
         return score
 
@@ -280,6 +281,7 @@ def create_app(
             "bots": [{"name": b, "help": known.get(b, "")} for b in games.BOTS if b in known],
             "models": list(available_models()),
             "rules": sorted(games.PRESETS),
+            "dead_stones": list(games.DEAD_STONES),
             "limits": {
                 "min_size": games.MIN_SIZE,
                 "max_size": games.MAX_SIZE,

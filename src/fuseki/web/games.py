@@ -23,12 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.deadstones.scorer import METHODS
 from fuseki.go.coords import CoordinateError, to_gtp
 from fuseki.go.rules import PRESETS, Rules
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 
 __all__ = [
     "BOTS",
+    "DEAD_STONES",
     "GameConflict",
     "MAX_PLAYOUTS",
     "MAX_SECONDS",
@@ -59,6 +61,9 @@ BOTS = ("random", "uniform", "mcts", "mcts-book", "policy")
 BOT_OPTIONS = ("seconds", "playouts", "model", "seed", "temperature")
 #: Playouts for the dead-stone estimate at the end of a game.
 SCORE_PLAYOUTS = 200
+#: The dead-stone estimates a game may choose: ``playouts`` (the default,
+#: :mod:`fuseki.go.ownership`) or ``network`` (the thesis's classifier, spec T4).
+DEAD_STONES: tuple[str, ...] = METHODS
 
 
 class SettingsError(ValueError):
@@ -80,6 +85,8 @@ class Settings:
     human: Color = Color.BLACK
     bot: str = "random"
     bot_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: Which estimate finds the dead stones of the final count (one of :data:`DEAD_STONES`).
+    dead_stones: str = "playouts"
 
     @property
     def bot_color(self) -> Color:
@@ -101,6 +108,7 @@ class Settings:
             "human": self.human.name.lower(),
             "bot": self.bot,
             "bot_options": dict(self.bot_options),
+            "dead_stones": self.dead_stones,
         }
 
 
@@ -165,7 +173,10 @@ def parse_settings(data: dict[str, Any]) -> Settings:
     if not isinstance(options, dict):
         raise SettingsError("bot_options must be an object")
     options = _check_bot_options(bot, options)
-    settings = Settings(size, komi, handicap, rules, human, bot, options)
+    dead_stones = data.get("dead_stones", "playouts")
+    if dead_stones not in DEAD_STONES:
+        raise SettingsError(f"unknown dead_stones {dead_stones!r}; choose one of: {', '.join(DEAD_STONES)}")
+    settings = Settings(size, komi, handicap, rules, human, bot, options, dead_stones)
     try:
         settings.initial_state()
     except ValueError as e:  # a handicap the board cannot take
@@ -209,7 +220,10 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
-    """The settings as :meth:`Settings.to_json` stored them (trusted: already validated)."""
+    """The settings as :meth:`Settings.to_json` stored them (trusted: already validated).
+
+    Games stored before ``dead_stones`` existed load with the estimate they were scored by: ``playouts``.
+    """
     return Settings(
         size=int(data["size"]),
         komi=float(data["komi"]),
@@ -218,6 +232,7 @@ def settings_from_json(data: dict[str, Any]) -> Settings:
         human=Color.parse(data["human"]),
         bot=str(data["bot"]),
         bot_options=dict(data.get("bot_options") or {}),
+        dead_stones=str(data.get("dead_stones") or "playouts"),
     )
 
 
@@ -296,12 +311,17 @@ def _vertices(mask: np.ndarray, size: int) -> list[str]:
     return [to_gtp(Point(int(r), int(c)), size) for r, c in zip(*np.nonzero(mask))]
 
 
-def final_score(state: GameState) -> dict[str, Any]:
-    """The score of a game ended by two passes, dead stones removed (see docs/scoring.md)."""
-    from fuseki.go import kernels as K
-    from fuseki.go.ownership import dead_stones
+def final_score(state: GameState, dead_stones: str = "playouts") -> dict[str, Any]:
+    """The score of a game ended by two passes, dead stones removed (see docs/scoring.md).
 
-    dead = dead_stones(state, playouts=SCORE_PLAYOUTS, seed=0)
+    ``dead_stones`` names the estimate that finds them (:data:`DEAD_STONES`);
+    the answer records it, so that a cached score says how it was counted.
+    """
+    from fuseki.deadstones.scorer import final_status_estimator
+    from fuseki.go import kernels as K
+
+    status = final_status_estimator(dead_stones, playouts=SCORE_PLAYOUTS, seed=0)
+    dead = status(state)["dead"]
     score = state.score(dead=dead)
     n = state.size
     regions = score.regions
@@ -311,6 +331,7 @@ def final_score(state: GameState) -> dict[str, Any]:
         "result": score.result,
         "scoring": score.scoring.value,
         "dead": [to_gtp(p, n) for p in dead],
+        "dead_stones": dead_stones,
         "territory": {
             "black": _vertices(regions == K.R_BLACK_AREA, n),
             "white": _vertices(regions == K.R_WHITE_AREA, n),
@@ -368,7 +389,11 @@ def game_json(
     out["result"] = result
     out["score"] = (
         None if score is None or not over or state.resigned is not None
-        else {k: score[k] for k in ("black", "white", "dead", "territory")}
+        else {
+            **{k: score[k] for k in ("black", "white", "dead", "territory")},
+            # Scores cached before the setting existed were counted by the playouts.
+            "dead_stones": score.get("dead_stones", "playouts"),
+        }
     )
     out["status"] = status
     return out

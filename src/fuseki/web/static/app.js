@@ -81,6 +81,7 @@ class Play {
       komi: Number($("opt-komi").value),
       handicap: Number($("opt-handicap").value),
       rules: $("opt-rules").value || "chinese",
+      dead_stones: $("opt-dead-stones").value || "playouts",
       human: $("opt-color").value,
       bot,
       bot_options: {},
@@ -200,7 +201,8 @@ class Play {
     if (g.over) {
       score.hidden = false;
       score.textContent = g.score
-        ? `Black ${g.score.black}, White ${g.score.white} (komi ${g.komi}, ${g.rules} rules): ${g.result}`
+        ? `Black ${g.score.black}, White ${g.score.white} (komi ${g.komi}, ${g.rules} rules): ${g.result}` +
+          ` · dead stones by: ${g.score.dead_stones || g.dead_stones || "playouts"}`
         : `Result: ${g.result} (${resultText(g.result)})`;
     } else {
       score.hidden = true;
