@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("fuseki.commands.serve", "serve the web UI and its JSON API (play and review in the browser)"),
     "selfplay": ("fuseki.commands.selfplay", "let an agent play itself and record experience for reinforcement learning (ch. 9-12)"),
     "eval": ("fuseki.commands.evaluate", "play two agents against each other: win rate, p-value and Elo (ch. 10)"),
+    "rl-loop": ("fuseki.commands.rl_loop", "repeat self-play, training and gated evaluation (ch. 12)"),
     "deadstones": ("fuseki.commands.deadstones", "the thesis's dead-stone classifier: data, training, experiment"),
 }
 
