@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -56,6 +57,36 @@ def int_at_least(minimum: int) -> "Callable[[str], int]":
         return value
 
     return parse
+
+
+def float_type(ok: "Callable[[float], bool]", requirement: str, noun: str = "a number") -> "Callable[[str], float]":
+    """An argparse ``type`` for numbers that pass ``ok``: ``"{text!r} is not {noun}"`` or ``"{requirement}, got {text}"``.
+
+    >>> fraction = float_type(lambda v: 0 <= v < 1, "must be at least 0 and below 1")
+    >>> fraction("0.25")
+    0.25
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{requirement}, got {text}")
+        return value
+
+    return parse
+
+
+#: A finite number above 0.
+positive_float = float_type(lambda v: math.isfinite(v) and v > 0, "must be a positive number")
+#: A finite number of seconds above 0.
+seconds = float_type(lambda v: math.isfinite(v) and v > 0, "must be a positive number of seconds", "a number of seconds")
+#: A number from 0 to 1.
+probability = float_type(lambda v: math.isfinite(v) and 0 <= v <= 1, "must be from 0 to 1")
+#: A finite multiple of 0.5.
+komi = float_type(lambda v: math.isfinite(v) and v * 2 == round(v * 2), "komi must be a multiple of 0.5")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import torch
 
 from fuseki.deadstones.dataset import BlockDataset
 from fuseki.deadstones.experiment import (
@@ -26,12 +24,7 @@ from fuseki.deadstones.model import load_classifier
 from fuseki.deadstones.rprop import ALGORITHMS
 
 
-@pytest.fixture(autouse=True)
-def _one_thread() -> Iterator[None]:
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny(n: int = 120) -> BlockDataset:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +22,7 @@ from fuseki.deadstones.model import (
 from fuseki.deadstones.training import TrainSettings, train_classifier
 
 
-@pytest.fixture(autouse=True)
-def _one_thread() -> Iterator[None]:
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def trained_net(shape: str = "33-12-1", seed: int = 3) -> DeadStoneMLP:

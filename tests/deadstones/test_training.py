@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,7 @@ from fuseki.deadstones.training import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _one_thread() -> Iterator[None]:
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def blocks(n: int = 300, width: int = 33, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

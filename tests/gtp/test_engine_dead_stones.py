@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import fuseki.deadstones.scorer as scorer
 from fuseki.agents import make_agent
-from fuseki.go.coords import Point
 from fuseki.gtp.engine import GtpEngine
 
 #: A 5x5 position (rows top first) where the estimates disagree: the black
@@ -60,16 +60,9 @@ def test_network_and_playouts_disagree_on_a_mutual_atari() -> None:
     assert network.handle("final_status_list seki") == "= "
 
 
-def test_final_score_asks_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_final_score_asks_the_network(dead_stones_spy: Callable[..., list[object]]) -> None:
     """A spy in place of the classifier: its verdict is what final_score counts."""
-    calls: list[object] = []
-
-    def fake(state: object, model: object = None) -> dict[str, list[Point]]:
-        calls.append(model)
-        white = [Point(r, c) for r, c in zip(*(state.stones() == 2).nonzero())]  # type: ignore[attr-defined]
-        return {"alive": [], "dead": white, "seki": []}
-
-    monkeypatch.setattr(scorer, "nn_final_status", fake)
+    calls = dead_stones_spy()
     e = new_engine(dead_stones="network")
     setup_5x5(e, CORNER)
     assert e.handle("final_score") == "= B+25"  # White's wall removed: the whole board is Black's

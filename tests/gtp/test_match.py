@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -483,22 +484,6 @@ X O O X .
 """
 
 
-def _white_dead(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Replace the classifier with a spy that calls every White stone dead; returns its call log."""
-    import fuseki.deadstones.scorer as scorer
-    from fuseki.go.coords import Point
-
-    calls: list[object] = []
-
-    def fake(state, model=None):  # type: ignore[no-untyped-def]
-        calls.append(model)
-        white = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == 2).nonzero())]
-        return {"alive": [], "dead": white, "seki": []}
-
-    monkeypatch.setattr(scorer, "nn_final_status", fake)
-    return calls
-
-
 def test_own_count_estimates_differ_and_name_themselves() -> None:
     from fuseki.go.coords import Point
     from fuseki.go.state import GameState
@@ -528,8 +513,10 @@ def test_settings_check_the_dead_stone_choice() -> None:
     assert MatchSettings(engine_a="a", engine_b="b").dead_stones == "none"  # as before: every stone alive
 
 
-def test_match_scores_by_the_network_when_asked(engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _white_dead(monkeypatch)
+def test_match_scores_by_the_network_when_asked(
+    engine, tmp_path: Path, dead_stones_spy: Callable[..., list[object]]
+) -> None:
+    calls = dead_stones_spy()
     out = tmp_path / "games"
     m, _ = _match(engine("--moves=4"), engine("--moves=2"), out, size=7, komi=0.5, dead_stones="network")
     summary = m.run(2)
@@ -550,8 +537,8 @@ def test_match_scores_by_the_network_when_asked(engine, tmp_path: Path, monkeypa
         m3.run(1)
 
 
-def test_default_count_keeps_every_stone_alive(engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _white_dead(monkeypatch)
+def test_default_count_keeps_every_stone_alive(engine, dead_stones_spy: Callable[..., list[object]]) -> None:
+    calls = dead_stones_spy()
     m, _ = _match(engine("--moves=4"), engine("--moves=2"), size=7, komi=0.5)
     o = m.run(1).outcomes[0]
     assert calls == [] and o.dead_stones == "none" and o.result == "B+1.5"
@@ -571,9 +558,9 @@ def test_old_match_json_without_the_setting_resumes(engine, tmp_path: Path) -> N
 
 
 def test_failed_referee_falls_back_to_the_chosen_estimate(
-    engine, fake_gnugo, monkeypatch: pytest.MonkeyPatch
+    engine, fake_gnugo, dead_stones_spy: Callable[..., list[object]]
 ) -> None:
-    calls = _white_dead(monkeypatch)
+    calls = dead_stones_spy()
     m, _ = _match(
         engine("--moves=4"), engine("--moves=2"), size=7, komi=0.5, referee=fake_gnugo("--refuse-play"),
         dead_stones="network",

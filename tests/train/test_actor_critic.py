@@ -4,43 +4,26 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 import torch
+from rl_fixtures import ACTIONS, encoded, experience
 
 from fuseki.agents.agent_file import read_agent_info
 from fuseki.cli import main
-from fuseki.encoders import get_encoder
-from fuseki.go.state import GameState, Move
+from fuseki.go.state import GameState
 from fuseki.nets.registry import build_network
 from fuseki.train.actor_critic import AC_BOOK, _loss, actor_critic_loss, train_actor_critic
-from fuseki.train.experience import ExperienceCollector
 from fuseki.train.policy_gradient import RLTrainConfig, policy_gradient_loss, sgd_train
 from fuseki.train.rl_agents import ACAgent, load_rl_agent
 
 torch.set_num_threads(1)
 
-ENC = get_encoder("oneplane", 5)
 OPTIONS = {"layers": [[4, 3]], "board_hidden": 16, "policy_hidden": 16, "value_hidden": 16}
-STATES = [GameState.new(5), GameState.new(5).apply_moves([Move.play((2, 2))])]
-ACTIONS = (12, 6)
-
-
-def experience(path, rewards=(1.0, -1.0), values=(0.0, 0.0)):
-    c = ExperienceCollector(ENC)
-    for state, action, reward, value in zip(STATES, ACTIONS, rewards, values):
-        c.begin_episode()
-        c.record_decision(ENC.encode(state), action, estimated_value=value)
-        c.complete_episode(reward)
-    buf = c.to_buffer()
-    buf.save(path)
-    return buf
 
 
 def heads(model):
-    x = torch.from_numpy(np.stack([ENC.encode(s) for s in STATES])).float()
     with torch.no_grad():
-        logits, values = model(x)
+        logits, values = model(encoded())
     lp = torch.log_softmax(logits, 1)
     return [float(lp[i, a]) for i, a in enumerate(ACTIONS)], values.tolist()
 

@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import types
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -482,23 +483,7 @@ def test_terminate_wraps_agents_that_never_resign() -> None:
 # ---- the dead-stone estimate of our count (spec T4) -----------------------------------------
 
 
-def _spy_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Replace the classifier with a spy that calls every White stone dead; returns its call log."""
-    import fuseki.deadstones.scorer as scorer
-    from fuseki.go.coords import Point
-
-    calls: list[object] = []
-
-    def fake(state, model=None):  # type: ignore[no-untyped-def]
-        calls.append(model)
-        white = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == 2).nonzero())]
-        return {"alive": [], "dead": white, "seki": []}
-
-    monkeypatch.setattr(scorer, "nn_final_status", fake)
-    return calls
-
-
-def test_ownership_scorer_with_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ownership_scorer_with_the_network(dead_stones_spy: Callable[..., list[object]]) -> None:
     state = GameState.from_ascii(
         """
         . X O X .
@@ -514,7 +499,7 @@ def test_ownership_scorer_with_the_network(monkeypatch: pytest.MonkeyPatch) -> N
 
     assert Point(0, 1) in OwnershipScorer(dead_stones="network").dead(state)
     assert Point(0, 1) not in OwnershipScorer(playouts=100).dead(state)
-    calls = _spy_network(monkeypatch)
+    calls = dead_stones_spy()
     result, note = OwnershipScorer(dead_stones="network").score(state)
     assert len(calls) == 1 and result == "B+17.5" and "dead stones: network (3 dead stones removed)" in note
     _, note = OwnershipScorer().score(state)
@@ -531,8 +516,10 @@ def test_eval_settings_dead_stone_choices() -> None:
         EvalSettings("random", "random", dead_stones_model="m.safetensors")
 
 
-def test_games_scored_by_the_network_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _spy_network(monkeypatch)
+def test_games_scored_by_the_network_say_so(
+    tmp_path: Path, dead_stones_spy: Callable[..., list[object]]
+) -> None:
+    calls = dead_stones_spy()
     settings = EvalSettings("random", "random", size=5, max_moves=10, dead_stones="network")
     summary = evaluate(settings, 2, sgf_dir=tmp_path)
     assert len(calls) == 2

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 import torch
+from rl_fixtures import ENC, STATES, encoded
+from rl_fixtures import experience as rl_experience
 
 from fuseki.agents.agent_file import read_agent_info, save_agent
 from fuseki.cli import main
-from fuseki.encoders import get_encoder
-from fuseki.go.state import GameState, Move
+from fuseki.go.state import GameState
 from fuseki.nets.registry import build_network
-from fuseki.train.experience import ExperienceCollector
 from fuseki.train.policy_gradient import (
     PG_BOOK,
     RLTrainConfig,
@@ -26,26 +25,15 @@ from fuseki.train.rl_agents import PolicyAgent, load_rl_agent
 
 torch.set_num_threads(1)
 
-ENC = get_encoder("oneplane", 5)
-STATES = [GameState.new(5), GameState.new(5).apply_moves([Move.play((2, 2))])]
-
 
 def experience(path, rewards=(1.0, -1.0), actions=(12, 6)):
     """Two decisions: ``actions[i]`` in ``STATES[i]`` with ``rewards[i]``, one game each."""
-    c = ExperienceCollector(ENC, agent="test")
-    for state, action, reward in zip(STATES, actions, rewards):
-        c.begin_episode()
-        c.record_decision(ENC.encode(state), action)
-        c.complete_episode(reward)
-    buf = c.to_buffer()
-    buf.save(path)
-    return buf
+    return rl_experience(path, rewards, actions, agent="test")
 
 
 def log_probs(model, states=STATES, actions=(12, 6)):
-    x = torch.from_numpy(np.stack([ENC.encode(s) for s in states])).float()
     with torch.no_grad():
-        lp = torch.log_softmax(model(x), dim=1)
+        lp = torch.log_softmax(model(encoded(states)), dim=1)
     return [float(lp[i, a]) for i, a in enumerate(actions)]
 
 

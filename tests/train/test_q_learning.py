@@ -4,43 +4,26 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 import torch
+from rl_fixtures import ACTIONS, encoded, experience
 
 from fuseki.agents.agent_file import read_agent_info
 from fuseki.cli import main
-from fuseki.encoders import get_encoder
-from fuseki.go.state import GameState, Move
+from fuseki.go.state import GameState
 from fuseki.nets.registry import build_network
-from fuseki.train.experience import ExperienceCollector
 from fuseki.train.policy_gradient import RLTrainConfig, sgd_train
 from fuseki.train.q_learning import Q_BOOK, _loss, q_loss, train_q_learning
 from fuseki.train.rl_agents import QAgent, load_rl_agent
 
 torch.set_num_threads(1)
 
-ENC = get_encoder("oneplane", 5)
 OPTIONS = {"layers": [[4, 3]], "board_hidden": 16, "hidden": 16}
-STATES = [GameState.new(5), GameState.new(5).apply_moves([Move.play((2, 2))])]
-ACTIONS = (12, 6)
-
-
-def experience(path, rewards=(1.0, -1.0)):
-    c = ExperienceCollector(ENC)
-    for state, action, reward in zip(STATES, ACTIONS, rewards):
-        c.begin_episode()
-        c.record_decision(ENC.encode(state), action)
-        c.complete_episode(reward)
-    buf = c.to_buffer()
-    buf.save(path)
-    return buf
 
 
 def q_values(model):
-    x = torch.from_numpy(np.stack([ENC.encode(s) for s in STATES])).float()
     with torch.no_grad():
-        return model(x, torch.eye(25)[list(ACTIONS)]).tolist()
+        return model(encoded(), torch.eye(25)[list(ACTIONS)]).tolist()
 
 
 def test_the_loss_is_the_mean_squared_error():

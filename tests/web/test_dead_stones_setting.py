@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-import fuseki.deadstones.scorer as scorer
-from fuseki.go.coords import Point
 from fuseki.go.state import GameState
 from fuseki.web import games
 from fuseki.web.app import create_app
@@ -38,17 +36,9 @@ def client(db: Path) -> Iterator[TestClient]:
 
 
 @pytest.fixture
-def spy(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+def spy(dead_stones_spy: Callable[..., list[object]]) -> list[object]:
     """The classifier replaced by a spy that calls every Black stone dead; its call log."""
-    calls: list[object] = []
-
-    def fake(state: GameState, model: object = None) -> dict[str, list[Point]]:
-        calls.append(model)
-        black = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == 1).nonzero())]
-        return {"alive": [], "dead": black, "seki": []}
-
-    monkeypatch.setattr(scorer, "nn_final_status", fake)
-    return calls
+    return dead_stones_spy(1)
 
 
 def one_stone_game(client: TestClient, **settings: object) -> dict:

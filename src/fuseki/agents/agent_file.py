@@ -47,10 +47,11 @@ import dataclasses
 import datetime
 import json
 import os
-import struct
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from fuseki.data.safetensors_header import HeaderFormat, read_header
 
 if TYPE_CHECKING:
     from fuseki.encoders.base import Encoder
@@ -82,9 +83,9 @@ MODELS_ENV = "FUSEKI_MODELS"
 _MAX_HEADER = 100 * 1024 * 1024
 #: Magic numbers of files people may mistake for agent files, for a better message.
 _FOREIGN_MAGIC = {
-    b"\x89HDF\r\n\x1a\n": "an HDF5 file (the book's Keras/h5py agent format)",
-    b"PK\x03\x04": "a zip archive, such as a torch.save pickle; fuseki never loads pickles",
-    b"\x80": "a Python pickle; fuseki never loads pickles",
+    b"\x89HDF\r\n\x1a\n": "it is an HDF5 file (the book's Keras/h5py agent format)",
+    b"PK\x03\x04": "it is a zip archive, such as a torch.save pickle; fuseki never loads pickles",
+    b"\x80": "it is a Python pickle; fuseki never loads pickles",
 }
 _REQUIRED = ("format_version", "kind", "encoder", "board_size", "in_planes", "num_moves", "network")
 
@@ -94,6 +95,18 @@ class AgentFileError(ValueError):
 
     The message names the file and says what is wrong in one line.
     """
+
+
+_HEADER_FORMAT = HeaderFormat(
+    error=AgentFileError,
+    metadata_key=METADATA_KEY,
+    name="fuseki agent file",
+    short="agent file",
+    owner="fuseki agent",
+    metadata=f"{METADATA_KEY} metadata",
+    max_header=_MAX_HEADER,
+    foreign_magic=_FOREIGN_MAGIC,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -321,53 +334,7 @@ def _few(names: list[str], limit: int = 3) -> str:
 
 def _read_header(path: Path) -> tuple[AgentFileInfo, dict[str, Any]]:
     """Parse and check the safetensors header and our metadata; returns the info and the raw header."""
-    try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            head = f.read(8)
-            if len(head) < 8:
-                what = "is empty" if size == 0 else f"is only {size} bytes long"
-                raise AgentFileError(f"{path}: {what}: not a fuseki agent file (or truncated)")
-            (length,) = struct.unpack("<Q", head)
-            first = f.read(1)
-            if first != b"{" or length > _MAX_HEADER:
-                foreign = next((what for magic, what in _FOREIGN_MAGIC.items() if head.startswith(magic)), None)
-                detail = f"it is {foreign}" if foreign else "not a safetensors file"
-                raise AgentFileError(f"{path}: not a fuseki agent file ({detail})")
-            if 8 + length > size:
-                raise AgentFileError(
-                    f"{path}: truncated agent file: its header needs {8 + length} bytes, the file has {size}"
-                )
-            raw = first + f.read(length - 1)
-    except OSError as e:
-        raise AgentFileError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        header = json.loads(raw.decode("utf-8"))
-        if not isinstance(header, dict):
-            raise ValueError("not an object")
-    except (UnicodeDecodeError, ValueError):
-        raise AgentFileError(f"{path}: not a fuseki agent file (a broken safetensors header)") from None
-    ends = [
-        entry["data_offsets"][1]
-        for key, entry in header.items()
-        if key != "__metadata__" and isinstance(entry, dict) and isinstance(entry.get("data_offsets"), list)
-        and len(entry["data_offsets"]) == 2 and isinstance(entry["data_offsets"][1], int)
-    ]
-    expected = 8 + length + max(ends, default=0)
-    if size < expected:
-        raise AgentFileError(f"{path}: truncated agent file: {size} bytes of the {expected} its header describes")
-    if size > expected:
-        raise AgentFileError(f"{path}: corrupt agent file: {size - expected} unexpected bytes after the weights")
-    meta = header.get("__metadata__")
-    text = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
-    if not isinstance(text, str):
-        raise AgentFileError(f"{path}: a safetensors file but not a fuseki agent (no {METADATA_KEY} metadata)")
-    try:
-        obj = json.loads(text)
-        if not isinstance(obj, dict):
-            raise ValueError("not an object")
-    except ValueError:
-        raise AgentFileError(f"{path}: corrupt agent file: its {METADATA_KEY} metadata is not a JSON object") from None
+    obj, header = read_header(path, _HEADER_FORMAT)
     return _info_from_json(path, obj), header
 
 

@@ -127,3 +127,35 @@ def make_agent(name: str, **options: Any) -> Agent:
                 f"agent {name!r} cannot be built with {given}; it accepts: {', '.join(accepted) or 'no options'}"
             ) from None
     return entry.factory(**options)
+
+
+def parse_option(item: str) -> tuple[str, object]:
+    """One agent option typed on a command line: ``"resign-below=none"`` -> ``("resign_below", None)``.
+
+    The key's dashes become underscores; the value is read as a boolean
+    (true/false/yes/no/on/off), ``none``, an integer, a float, or else kept as
+    text; the agent's factory checks names and ranges. ``fuseki gtp --set``
+    and the agent specs of ``fuseki eval`` (``mcts:playouts=200``) both read
+    options this way. Raises ``ValueError`` when ``item`` is not
+    ``KEY=VALUE`` with a Python name as the key (callers say what they expected).
+
+    >>> parse_option("c=1.2"), parse_option("rave=off"), parse_option("policy=Light")
+    (('c', 1.2), ('rave', False), ('policy', 'Light'))
+    """
+    key, sep, text = item.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key.isidentifier():
+        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return key, True
+    if low in ("false", "no", "off"):
+        return key, False
+    if low == "none":
+        return key, None
+    for convert in (int, float):
+        try:
+            return key, convert(low)
+        except ValueError:
+            pass
+    return key, text.strip()

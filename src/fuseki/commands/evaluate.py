@@ -24,20 +24,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, int_at_least, seconds
 
 if TYPE_CHECKING:
     from fuseki.train.evaluate import EvalSummary
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
+_seconds = seconds
 
 
 def _prior(text: str) -> float:

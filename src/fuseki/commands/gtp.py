@@ -117,31 +117,17 @@ def parse_settings(items: list[str]) -> dict[str, object]:
     """``["policy=light", "rave=false", "c=1.2"]`` -> typed agent options.
 
     Values are read as booleans (true/false/yes/no/on/off), integers, floats,
-    ``none``, or else kept as text; the agent's factory checks names and
-    ranges.
+    ``none``, or else kept as text (:func:`fuseki.agents.base.parse_option`);
+    the agent's factory checks names and ranges. A later item wins.
     """
+    from fuseki.agents.base import parse_option
+
     out: dict[str, object] = {}
     for item in items:
-        key, sep, text = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key.isidentifier():
-            raise UserError(f"--set expects KEY=VALUE, got {item!r}")
-        low = text.strip().lower()
-        value: object
-        if low in ("true", "yes", "on"):
-            value = True
-        elif low in ("false", "no", "off"):
-            value = False
-        elif low == "none":
-            value = None
-        else:
-            try:
-                value = int(low)
-            except ValueError:
-                try:
-                    value = float(low)
-                except ValueError:
-                    value = text.strip()
+        try:
+            key, value = parse_option(item)
+        except ValueError:
+            raise UserError(f"--set expects KEY=VALUE, got {item!r}") from None
         out[key] = value
     return out
 

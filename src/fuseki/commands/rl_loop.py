@@ -28,57 +28,22 @@ import shlex
 import sys
 from typing import Any
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, float_type, int_at_least, komi, positive_float, probability
 
 
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text}")
-    return value
+_probability = probability
 
 
-def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and 0 < value < 1):
-        raise argparse.ArgumentTypeError(f"the significance level must be between 0 and 1, got {text}")
-    return value
+_alpha = float_type(lambda v: math.isfinite(v) and 0 < v < 1, "the significance level must be between 0 and 1")
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
+_positive_float = positive_float
 
 
-def _nonnegative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a number of 0 or more, got {text}")
-    return value
+_nonnegative_float = float_type(lambda v: math.isfinite(v) and v >= 0, "must be a number of 0 or more")
 
 
-def _komi(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value * 2 != round(value * 2):
-        raise argparse.ArgumentTypeError(f"komi must be a multiple of 0.5, got {text}")
-    return value
+_komi = komi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,27 +21,15 @@ import json
 import math
 import sys
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, float_type, int_at_least, komi
 
 
-def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1 (the chance of a random move), got {text}")
-    return value
+_temperature = float_type(
+    lambda v: math.isfinite(v) and 0 <= v <= 1, "must be from 0 to 1 (the chance of a random move)"
+)
 
 
-def _komi(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value * 2 != round(value * 2):
-        raise argparse.ArgumentTypeError(f"komi must be a multiple of 0.5, got {text}")
-    return value
+_komi = komi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

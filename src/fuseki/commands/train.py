@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sys
 import types
 from typing import Any
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, float_type, int_at_least, positive_float
 
 #: action -> (module or "module:object", one-line help)
 ACTIONS: dict[str, tuple[str, str]] = {
@@ -64,24 +65,10 @@ def run(args: argparse.Namespace) -> int:
 # ---- fuseki train supervised -------------------------------------------------------------
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
+_positive_float = positive_float
 
 
-def _nonnegative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number at least 0, got {text}")
-    return value
+_nonnegative_float = float_type(lambda v: math.isfinite(v) and v >= 0, "must be a number at least 0")
 
 
 def _net_option(text: str) -> tuple[str, Any]:

@@ -26,13 +26,7 @@ import sys
 import types
 from typing import Any
 
-from fuseki.cli import UserError, int_at_least
-
-
-def _positive_float(text: str) -> float:
-    from fuseki.commands.train import _positive_float as parse
-
-    return parse(text)
+from fuseki.cli import UserError, int_at_least, positive_float
 
 
 def _nonnegative_float(text: str) -> float:
@@ -61,7 +55,7 @@ def _common_arguments(parser: argparse.ArgumentParser, kind: str, book: Any) -> 
         help="a fresh network's option, e.g. board_hidden=64 or layers=[[32,3]] (repeatable)",
     )
     parser.add_argument("--out", default=None, metavar="FILE", help="the agent file to write (.safetensors)")
-    parser.add_argument("--lr", type=_positive_float, default=None, help=f"learning rate (default {book.lr:g}, the book's)")
+    parser.add_argument("--lr", type=positive_float, default=None, help=f"learning rate (default {book.lr:g}, the book's)")
     clip = "off" if book.clipnorm is None else f"{book.clipnorm:g}"
     parser.add_argument(
         "--clipnorm", type=_nonnegative_float, default=None, help=f"gradient norm limit, 0 for none (default {clip})"

@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, int_at_least, seconds
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -26,14 +26,7 @@ def _levels(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
+_seconds = seconds
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,17 +19,10 @@ import json
 import os
 import sys
 
-from fuseki.cli import UserError, int_at_least
+from fuseki.cli import UserError, float_type, int_at_least
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {value}")
-    return value
+_fraction = float_type(lambda v: 0.0 <= v < 1.0, "must be at least 0 and below 1")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

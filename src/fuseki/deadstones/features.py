@@ -91,7 +91,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from fuseki.deadstones.regions import BLACK, BORDER, EMPTY, WHITE, analyze, pad_board, perimeter, split_points
+from fuseki.deadstones.regions import (
+    BLACK,
+    BORDER,
+    EMPTY,
+    WHITE,
+    analyze,
+    board_array,
+    neighbour,
+    pad_board,
+    perimeter,
+    split_points,
+)
 from fuseki.deadstones.territory import (
     POWER_DILATIONS,
     POWER_EROSIONS,
@@ -238,16 +249,14 @@ def feature_names(feature_set: str = "A") -> tuple[str, ...]:
 # ---- the kernel --------------------------------------------------------------
 
 
-@njit(cache=True)
-def _nb(q: int, d: int, w: int) -> int:
-    """The ``d``-th neighbour of padded point ``q`` (up, left, right, down)."""
-    if d == 0:
-        return q - w
-    if d == 1:
-        return q - 1
-    if d == 2:
-        return q + 1
-    return q + w
+@njit(cache=True, inline="always")
+def _marked(pts: np.ndarray, lo: int, hi: int, mark: np.ndarray, tag: int) -> int:
+    """How many of ``pts[lo:hi]`` carry ``mark == tag`` (e.g. liberties shared with the marked block)."""
+    cnt = 0
+    for i in range(lo, hi):
+        if mark[pts[i]] == tag:
+            cnt += 1
+    return cnt
 
 
 @njit(cache=True)
@@ -304,7 +313,7 @@ def _features(
             tb = False
             tw = False
             for d in range(4):
-                v = bp[_nb(q, d, w)]
+                v = bp[neighbour(q, d, w)]
                 if v == BLACK:
                     tb = True
                 elif v == WHITE:
@@ -346,7 +355,7 @@ def _features(
             ncap = 0
             friend = False
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 v = bp[y]
                 if v == o:
                     m = blk[y]
@@ -375,7 +384,7 @@ def _features(
             mark[p] = tg
             cnt = 0
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 if bp[y] == EMPTY and mark[y] != tg:
                     mark[y] = tg
                     cnt += 1
@@ -397,7 +406,7 @@ def _features(
                             continue
                         adj = False
                         for d in range(4):
-                            t = _nb(s, d, w)
+                            t = neighbour(s, d, w)
                             if t == p:
                                 adj = True
                             elif bp[t] == o:
@@ -418,7 +427,7 @@ def _features(
         for i in range(bstart[b], bstart[b + 1]):
             q = bpts[i]
             for d in range(4):
-                y = _nb(q, d, w)
+                y = neighbour(q, d, w)
                 v = bp[y]
                 if v == BORDER or v == c:
                     continue
@@ -472,7 +481,7 @@ def _features(
             for i in range(bstart[b], bstart[b + 1]):
                 q = bpts[i]
                 for d in range(4):
-                    y = _nb(q, d, w)
+                    y = neighbour(q, d, w)
                     v = bp[y]
                     if v == BORDER or v == c:
                         continue
@@ -524,7 +533,7 @@ def _features(
             first = -1
             two = False
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 v = bp[y]
                 if v == o:
                     touch_o = True
@@ -573,7 +582,7 @@ def _features(
         for i in range(lstart[b], lstart[b + 1]):
             p = lpts[i]
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 if bp[y] == EMPTY and mark[y] != t1 and mark[y] != t2:
                     mark[y] = t2
                     buf[n2] = y
@@ -585,7 +594,7 @@ def _features(
         for i in range(n2):
             p = buf[i]
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 if bp[y] == EMPTY and mark[y] != t1 and mark[y] != t2 and mark[y] != t3:
                     mark[y] = t3
                     n3 += 1
@@ -598,7 +607,7 @@ def _features(
         for i in range(lo, hi):
             q = bpts[i]
             for d in range(4):
-                y = _nb(q, d, w)
+                y = neighbour(q, d, w)
                 if bp[y] == o:
                     k = blk[y]
                     if bmark[k] != tg:
@@ -656,7 +665,7 @@ def _features(
         for i in range(lo, hi):
             q = bpts[i]
             for d in range(4):
-                y = _nb(q, d, w)
+                y = neighbour(q, d, w)
                 v = bp[y]
                 if v == BORDER or v == c:
                     continue
@@ -739,11 +748,7 @@ def _features(
             mark[lpts[i]] = tl
         for j in range(nopp):
             k = cand[j]
-            cm = 0
-            for i in range(lstart[k], lstart[k + 1]):
-                if mark[lpts[i]] == tl:
-                    cm += 1
-            ccom[k] = cm
+            ccom[k] = _marked(lpts, lstart[k], lstart[k + 1], mark, tl)
         best1 = -1
         best2 = -1
         for j in range(nopp):
@@ -779,17 +784,14 @@ def _features(
         for i in range(chlstart[ch], chlstart[ch + 1]):
             p = chl[i]
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 if bp[y] != o:
                     continue
                 k = blk[y]
                 if bmark[k] == tg:
                     continue
                 bmark[k] = tg
-                cm = 0
-                for ii in range(lstart[k], lstart[k + 1]):
-                    if mark[lpts[ii]] == tl:
-                        cm += 1
+                cm = _marked(lpts, lstart[k], lstart[k + 1], mark, tl)
                 ccom[k] = cm
                 _fill_key(key_a, k, cm, desc, chf, chain[k])
                 if best < 0:
@@ -807,17 +809,14 @@ def _features(
         for i in range(lstart[b], lstart[b + 1]):
             p = lpts[i]
             for d in range(4):
-                y = _nb(p, d, w)
+                y = neighbour(p, d, w)
                 if bp[y] != c:
                     continue
                 k = blk[y]
                 if bmark[k] == tg:
                     continue
                 bmark[k] = tg
-                cm = 0
-                for ii in range(lstart[k], lstart[k + 1]):
-                    if mark[lpts[ii]] == tl:
-                        cm += 1
+                cm = _marked(lpts, lstart[k], lstart[k + 1], mark, tl)
                 ccom[k] = cm
                 _fill_key(key_a, k, cm, desc, chf, -1)
                 if best < 0:
@@ -929,20 +928,13 @@ def _blocks_from(regions: tuple, n: int) -> list[Block]:
     ]
 
 
-def _board_array(state: "GameState | np.ndarray") -> np.ndarray:
-    stones = getattr(state, "stones", None)
-    if callable(stones):
-        return np.asarray(stones())
-    return np.asarray(state)
-
-
 def find_blocks(state: "GameState | np.ndarray") -> list[Block]:
     """Every block of the position, ordered by first point (row-major).
 
     ``state`` is a :class:`~fuseki.go.state.GameState` or a square array of
     0 (empty), 1 (black), 2 (white).
     """
-    board = _board_array(state)
+    board = board_array(state)
     bp = pad_board(board)
     n = int(board.shape[0])
     return _blocks_from(analyze(bp, n), n)
@@ -971,4 +963,4 @@ def block_features(state: "GameState | np.ndarray", feature_set: str = "A") -> t
     row ``i`` describes ``blocks[i]``; columns follow :func:`feature_names`.
     An empty board gives no blocks and a ``(0, k)`` array.
     """
-    return board_features(_board_array(state), feature_set)
+    return board_features(board_array(state), feature_set)

@@ -33,7 +33,6 @@ import dataclasses
 import datetime
 import json
 import os
-import struct
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ import numpy as np
 import torch
 
 from fuseki.data.atomic import write_atomic
+from fuseki.data.safetensors_header import HeaderFormat, read_header
 from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 
 __all__ = [
@@ -70,6 +70,19 @@ _FOREIGN_MAGIC = {
 
 class DeadStoneModelError(ValueError):
     """A dead-stone model file that cannot be used; the message names the file and the problem in one line."""
+
+
+_HEADER_FORMAT = HeaderFormat(
+    error=DeadStoneModelError,
+    metadata_key=METADATA_KEY,
+    name="dead-stone model file",
+    short="dead-stone model file",
+    owner="dead-stone model",
+    metadata="metadata",
+    max_header=_MAX_HEADER,
+    foreign_magic=_FOREIGN_MAGIC,
+    name_missing=True,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,64 +261,7 @@ def _opt_float(value: float | None) -> float | None:
 
 def _read_header(path: Path) -> tuple[ModelInfo, dict[str, Any]]:
     """Parse and check the safetensors header and our metadata."""
-    try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            head = f.read(8)
-            if len(head) < 8:
-                what = "is empty" if size == 0 else f"is only {size} bytes long"
-                raise DeadStoneModelError(f"{path}: {what}: not a dead-stone model file (or truncated)")
-            (length,) = struct.unpack("<Q", head)
-            first = f.read(1)
-            if first != b"{" or length > _MAX_HEADER:
-                foreign = next((what for magic, what in _FOREIGN_MAGIC.items() if head.startswith(magic)), None)
-                detail = foreign or "not a safetensors file"
-                raise DeadStoneModelError(f"{path}: not a dead-stone model file ({detail})")
-            if 8 + length > size:
-                raise DeadStoneModelError(
-                    f"{path}: truncated dead-stone model file: its header needs {8 + length} bytes, the file has {size}"
-                )
-            raw = first + f.read(length - 1)
-    except FileNotFoundError:
-        raise DeadStoneModelError(f"{path}: no such dead-stone model file") from None
-    except IsADirectoryError:
-        raise DeadStoneModelError(f"{path}: is a directory, not a dead-stone model file") from None
-    except OSError as e:
-        raise DeadStoneModelError(f"{path}: cannot read: {e.strerror or e}") from None
-    try:
-        header = json.loads(raw.decode("utf-8"))
-        if not isinstance(header, dict):
-            raise ValueError("not an object")
-    except (UnicodeDecodeError, ValueError):
-        raise DeadStoneModelError(f"{path}: not a dead-stone model file (a broken safetensors header)") from None
-    ends = [
-        entry["data_offsets"][1]
-        for key, entry in header.items()
-        if key != "__metadata__"
-        and isinstance(entry, dict)
-        and isinstance(entry.get("data_offsets"), list)
-        and len(entry["data_offsets"]) == 2
-        and isinstance(entry["data_offsets"][1], int)
-    ]
-    expected = 8 + length + max(ends, default=0)
-    if size < expected:
-        raise DeadStoneModelError(
-            f"{path}: truncated dead-stone model file: {size} bytes of the {expected} its header describes"
-        )
-    if size > expected:
-        raise DeadStoneModelError(
-            f"{path}: corrupt dead-stone model file: {size - expected} unexpected bytes after the weights"
-        )
-    meta = header.get("__metadata__")
-    text = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
-    if not isinstance(text, str):
-        raise DeadStoneModelError(f"{path}: a safetensors file but not a dead-stone model (no {METADATA_KEY} metadata)")
-    try:
-        obj = json.loads(text)
-        if not isinstance(obj, dict):
-            raise ValueError("not an object")
-    except ValueError:
-        raise DeadStoneModelError(f"{path}: corrupt dead-stone model file: its metadata is not a JSON object") from None
+    obj, header = read_header(path, _HEADER_FORMAT)
     return _info_from_json(path, obj), header
 
 

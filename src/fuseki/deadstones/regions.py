@@ -36,10 +36,13 @@ is deterministic.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit
+
+if TYPE_CHECKING:
+    from fuseki.go.state import GameState
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 
@@ -51,6 +54,8 @@ __all__ = [
     "BoardRegions",
     "analyze",
     "analyze_board",
+    "board_array",
+    "neighbour",
     "pad_board",
     "perimeter",
     "split_points",
@@ -74,7 +79,40 @@ def pad_board(board: np.ndarray) -> np.ndarray:
     return padded.ravel()
 
 
+def board_array(state: "GameState | np.ndarray") -> np.ndarray:
+    """The ``(n, n)`` colour array of a GameState (its ``stones()``) or of an array."""
+    stones = getattr(state, "stones", None)
+    if callable(stones):
+        return np.asarray(stones())
+    return np.asarray(state)
+
+
 # ---- generic kernels ---------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def neighbour(q: int, d: int, w: int) -> int:
+    """The ``d``-th neighbour of padded point ``q`` (up, left, right, down) on a board of stride ``w``.
+
+    Inlined (``inline="always"``) into every per-point loop, so the kernels
+    stay flat: no call in the hot loop.
+    """
+    if d == 0:
+        return q - w
+    if d == 1:
+        return q - 1
+    if d == 2:
+        return q + 1
+    return q + w
+
+
+@njit(cache=True, inline="always")
+def _find(parent: np.ndarray, a: int) -> int:
+    """Union-find root of ``a``, halving the path on the way."""
+    while parent[a] != a:
+        parent[a] = parent[parent[a]]
+        a = parent[a]
+    return a
 
 
 @njit(cache=True)
@@ -111,14 +149,7 @@ def _label(bp: np.ndarray, n: int, mode: int, colour: int, lab: np.ndarray, stac
                 sp -= 1
                 x = stack[sp]
                 for d in range(4):
-                    if d == 0:
-                        y = x - w
-                    elif d == 1:
-                        y = x - 1
-                    elif d == 2:
-                        y = x + 1
-                    else:
-                        y = x + w
+                    y = neighbour(x, d, w)
                     if lab[y] >= 0:
                         continue
                     u = bp[y]
@@ -171,14 +202,7 @@ def perimeter(pts: np.ndarray, m: int, mem: np.ndarray, tag: int, seen: np.ndarr
     for i in range(m):
         q = pts[i]
         for d in range(4):
-            if d == 0:
-                y = q - w
-            elif d == 1:
-                y = q - 1
-            elif d == 2:
-                y = q + 1
-            else:
-                y = q + w
+            y = neighbour(q, d, w)
             if mem[y] != tag and seen[y] != stag:
                 seen[y] = stag
                 cnt += 1
@@ -224,14 +248,7 @@ def split_points(pts: np.ndarray, m: int, mem: np.ndarray, tag: int, w: int, wor
                 d = itr[u]
                 itr[u] += 1
                 q = pts[u]
-                if d == 0:
-                    y = q - w
-                elif d == 1:
-                    y = q - 1
-                elif d == 2:
-                    y = q + 1
-                else:
-                    y = q + w
+                y = neighbour(q, d, w)
                 if mem[y] != tag:
                     continue
                 v = loc[y]
@@ -296,14 +313,7 @@ def analyze(bp: np.ndarray, n: int) -> tuple:
         for i in range(bstart[b], bstart[b + 1]):
             q = bpts[i]
             for d in range(4):
-                if d == 0:
-                    y = q - w
-                elif d == 1:
-                    y = q - 1
-                elif d == 2:
-                    y = q + 1
-                else:
-                    y = q + w
+                y = neighbour(q, d, w)
                 if bp[y] == EMPTY and mark[y] != b:
                     mark[y] = b
                     cnt += 1
@@ -315,14 +325,7 @@ def analyze(bp: np.ndarray, n: int) -> tuple:
         for i in range(bstart[b], bstart[b + 1]):
             q = bpts[i]
             for d in range(4):
-                if d == 0:
-                    y = q - w
-                elif d == 1:
-                    y = q - 1
-                elif d == 2:
-                    y = q + 1
-                else:
-                    y = q + w
+                y = neighbour(q, d, w)
                 if bp[y] == EMPTY and mark[y] != b:
                     mark[y] = b
                     lpts[j] = y
@@ -337,14 +340,7 @@ def analyze(bp: np.ndarray, n: int) -> tuple:
             first_b = -1
             first_w = -1
             for d in range(4):
-                if d == 0:
-                    y = q - w
-                elif d == 1:
-                    y = q - 1
-                elif d == 2:
-                    y = q + 1
-                else:
-                    y = q + w
+                y = neighbour(q, d, w)
                 v = bp[y]
                 if v != BLACK and v != WHITE:
                     continue
@@ -356,14 +352,8 @@ def analyze(bp: np.ndarray, n: int) -> tuple:
                     else:
                         first_w = b
                     continue
-                ra = f
-                while parent[ra] != ra:
-                    parent[ra] = parent[parent[ra]]
-                    ra = parent[ra]
-                rb = b
-                while parent[rb] != rb:
-                    parent[rb] = parent[parent[rb]]
-                    rb = parent[rb]
+                ra = _find(parent, f)
+                rb = _find(parent, b)
                 if ra != rb:
                     if ra < rb:
                         parent[rb] = ra
@@ -373,9 +363,7 @@ def analyze(bp: np.ndarray, n: int) -> tuple:
     rootid = np.full(nb, -1, dtype=np.int32)
     nc = 0
     for b in range(nb):
-        r = b
-        while parent[r] != r:
-            r = parent[r]
+        r = _find(parent, b)
         if rootid[r] < 0:
             rootid[r] = nc
             nc += 1

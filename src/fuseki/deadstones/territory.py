@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from fuseki.deadstones.regions import BLACK, BORDER, EMPTY, WHITE, pad_board
+from fuseki.deadstones.regions import BLACK, BORDER, EMPTY, WHITE, board_array, neighbour, pad_board
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -90,14 +90,7 @@ def bouzy_map(bp: np.ndarray, n: int, dilations: int, erosions: int) -> np.ndarr
                 pos = 0
                 neg = 0
                 for d in range(4):
-                    if d == 0:
-                        y = q - w
-                    elif d == 1:
-                        y = q - 1
-                    elif d == 2:
-                        y = q + 1
-                    else:
-                        y = q + w
+                    y = neighbour(q, d, w)
                     if bp[y] == BORDER:
                         continue
                     if old[y] > 0:
@@ -119,14 +112,7 @@ def bouzy_map(bp: np.ndarray, n: int, dilations: int, erosions: int) -> np.ndarr
                     continue
                 k = 0
                 for d in range(4):
-                    if d == 0:
-                        y = q - w
-                    elif d == 1:
-                        y = q - 1
-                    elif d == 2:
-                        y = q + 1
-                    else:
-                        y = q + w
+                    y = neighbour(q, d, w)
                     if bp[y] == BORDER:
                         continue
                     if x > 0 and old[y] <= 0:
@@ -173,14 +159,7 @@ def label_territory(bp: np.ndarray, n: int, val: np.ndarray) -> tuple[np.ndarray
                 tb = False
                 tw = False
                 for d in range(4):
-                    if d == 0:
-                        y = x - w
-                    elif d == 1:
-                        y = x - 1
-                    elif d == 2:
-                        y = x + 1
-                    else:
-                        y = x + w
+                    y = neighbour(x, d, w)
                     u = bp[y]
                     if u == BLACK:
                         tb = True
@@ -196,14 +175,6 @@ def label_territory(bp: np.ndarray, n: int, val: np.ndarray) -> tuple[np.ndarray
                     touch[k, WHITE] += 1
             k += 1
     return lab, k, colour[:k].copy(), touch[:k].copy()
-
-
-def _board_of(board: "GameState | np.ndarray") -> np.ndarray:
-    """The ``(n, n)`` colour array of a GameState or of an array."""
-    stones = getattr(board, "stones", None)
-    if callable(stones):
-        return np.asarray(stones())
-    return np.asarray(board)
 
 
 def bouzy_territory(
@@ -223,7 +194,7 @@ def bouzy_territory(
         raise ValueError(f"dilations must be a non-negative integer, got {dilations!r}")
     if isinstance(erosions, bool) or not isinstance(erosions, (int, np.integer)) or erosions < 0:
         raise ValueError(f"erosions must be a non-negative integer, got {erosions!r}")
-    arr = _board_of(board)
+    arr = board_array(board)
     bp = pad_board(arr)
     n = arr.shape[0]
     v = bouzy_map(bp, n, int(dilations), int(erosions))

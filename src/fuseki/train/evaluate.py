@@ -14,6 +14,7 @@ time. So this module reports, for A against B:
   sign test;
 - the Elo difference that the score implies (:func:`elo_difference`) and its
   95 % interval (:func:`elo_interval`, the Wilson interval mapped to Elo).
+  These live in :mod:`fuseki.train.stats` and are re-exported here.
 
 Agents are given as *specs* (:func:`parse_agent_spec`): a registered agent
 with options (``random``, ``mcts:playouts=200,resign_below=none``), an agent
@@ -58,7 +59,6 @@ import multiprocessing
 import os
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -75,8 +75,9 @@ from fuseki.gtp.match import (
     program_exists,
     resolve_command,
     scored_by,
-    wilson_interval,
 )
+# The statistics live in fuseki.train.stats; importing them here keeps the old names working.
+from fuseki.train.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
@@ -95,6 +96,7 @@ __all__ = [
     "binomial_test",
     "build_agent",
     "check_spec",
+    "clip_score",
     "elo_difference",
     "elo_interval",
     "evaluate",
@@ -110,143 +112,6 @@ __all__ = [
 
 #: The settings file in an evaluation's SGF folder.
 SETTINGS_FILE = "eval.json"
-#: The two-sided 95 % normal quantile (the same as the match runner's).
-Z95 = 1.959963984540054
-#: Relative tolerance when comparing probabilities of outcomes in the binomial
-#: test with a non-1/2 ``p`` (the same as SciPy's, so both agree on ties).
-_REL_TOL = 1e-7
-
-
-# ---- statistics ---------------------------------------------------------------
-
-
-def binomial_test(wins: int, games: int, p: float = 0.5, *, alternative: str = "two-sided") -> float:
-    """The exact binomial test: the p-value of ``wins`` successes in ``games`` trials.
-
-    Under the null hypothesis each game is won with probability ``p`` (two
-    equal bots: ``p = 0.5``). ``alternative``:
-
-    - ``"two-sided"`` (the book's ``binom_test``): the probability of every
-      outcome that is no more likely than the one observed;
-    - ``"greater"``: the probability of ``wins`` or more;
-    - ``"less"``: the probability of ``wins`` or fewer.
-
-    With ``p = 1/2`` the sum is computed in exact integer arithmetic
-    (``C(n, k) / 2**n``) and rounded once; other ``p`` are summed as exact
-    fractions of the float ``p`` for ``games`` up to 2,000 and in log space
-    above that. No games: 1.0.
-
-    >>> round(binomial_test(530, 1000), 4)  # "about 6 %", ch. 10
-    0.062
-    >>> binomial_test(3, 3, alternative="greater")
-    0.125
-    """
-    if isinstance(wins, bool) or isinstance(games, bool) or not isinstance(wins, int) or not isinstance(games, int):
-        raise ValueError(f"wins and games must be whole numbers, got {wins!r} and {games!r}")
-    if games < 0 or not 0 <= wins <= games:
-        raise ValueError(f"need 0 <= wins <= games, got {wins} wins in {games} games")
-    if not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
-        raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
-    if alternative not in ("two-sided", "greater", "less"):
-        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
-    if games == 0:
-        return 1.0
-    n, k = games, wins
-    if p == 0.5:
-        weights = [math.comb(n, i) for i in range(n + 1)]  # pmf * 2**n, exact
-        if alternative == "greater":
-            tail = sum(weights[k:])
-        elif alternative == "less":
-            tail = sum(weights[: k + 1])
-        else:
-            tail = sum(w for w in weights if w <= weights[k])
-        return float(Fraction(min(tail, 2**n), 2**n))
-    if n <= 2000:
-        q = Fraction(p)
-        pmf = [math.comb(n, i) * q**i * (1 - q) ** (n - i) for i in range(n + 1)]
-        if alternative == "greater":
-            total = sum(pmf[k:], Fraction(0))
-        elif alternative == "less":
-            total = sum(pmf[: k + 1], Fraction(0))
-        else:
-            limit = pmf[k] * Fraction(1 + _REL_TOL)
-            total = sum((x for x in pmf if x <= limit), Fraction(0))
-        return float(min(total, Fraction(1)))
-    logs = [_log_binom_pmf(i, n, p) for i in range(n + 1)]
-    if alternative == "greater":
-        chosen = logs[k:]
-    elif alternative == "less":
-        chosen = logs[: k + 1]
-    else:
-        limit = logs[k] + math.log1p(_REL_TOL)
-        chosen = [x for x in logs if x <= limit]
-    top = max(chosen)
-    if top == -math.inf:
-        return 0.0
-    return min(1.0, math.exp(top) * math.fsum(math.exp(x - top) for x in chosen))
-
-
-def _log_binom_pmf(k: int, n: int, p: float) -> float:
-    """``log P(X = k)`` for ``X ~ Binomial(n, p)`` (``-inf`` where it is 0)."""
-    if p == 0.0:
-        return 0.0 if k == 0 else -math.inf
-    if p == 1.0:
-        return 0.0 if k == n else -math.inf
-    return (
-        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
-    )
-
-
-def elo_difference(score: float) -> float:
-    """The Elo difference that an expected score implies: ``400 * log10(s / (1 - s))``.
-
-    The Elo model says a player rated ``D`` points higher scores
-    ``1 / (1 + 10**(-D / 400))``; this is its inverse. A score of 0 or 1
-    gives minus or plus infinity (no finite difference explains it).
-
-    >>> elo_difference(0.5)
-    0.0
-    >>> round(elo_difference(0.25), 1)
-    -190.8
-    """
-    if not (isinstance(score, (int, float)) and 0.0 <= score <= 1.0):
-        raise ValueError(f"a score must be in [0, 1], got {score!r}")
-    if score == 0.0:
-        return -math.inf
-    if score == 1.0:
-        return math.inf
-    return 400.0 * math.log10(score / (1.0 - score))
-
-
-def clip_score(score: float, games: int) -> float:
-    """``score`` moved into ``[1/(2n), 1 - 1/(2n)]``: as if half a game had gone the other way.
-
-    Elo is infinite at 0 % and 100 %; a finite number with a "≥" or "≤"
-    says more than an infinity. With no games the score is returned as is.
-    """
-    if games <= 0:
-        return score
-    eps = 0.5 / games
-    return min(max(score, eps), 1.0 - eps)
-
-
-def elo_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
-    """The Elo interval of a score of ``wins / games``: the Wilson interval mapped to Elo.
-
-    ``wins`` may be fractional (draws count half). The Wilson interval's ends
-    are 0 or 1 only at a 0 % or 100 % score; they are clipped with
-    :func:`clip_score` so that the interval stays finite. With no games the
-    interval is the whole line.
-
-    >>> [round(x) for x in elo_interval(75, 100)]
-    [113, 269]
-    """
-    if games <= 0:
-        return (-math.inf, math.inf)
-    lo, hi = wilson_interval(wins, games, z)
-    return (elo_difference(clip_score(lo, games)), elo_difference(clip_score(hi, games)))
-
-
 def game_seed(seed: int, number: int, side: int) -> int:
     """A 31-bit seed for game ``number`` and ``side`` (0: A, 1: B, 2: scoring, 3: kernels).
 
@@ -263,34 +128,21 @@ def game_seed(seed: int, number: int, side: int) -> int:
 # ---- agent specs ----------------------------------------------------------------
 
 
-def _parse_value(text: str) -> object:
-    """An option value: a boolean, ``none``, an integer, a float, or else the text itself."""
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low == "none":
-        return None
-    for convert in (int, float):
-        try:
-            return convert(low)
-        except ValueError:
-            pass
-    return text.strip()
-
-
 def _parse_options(text: str, spec: str) -> tuple[tuple[str, object], ...]:
     """``"playouts=200,resign_below=none"`` -> ``(("playouts", 200), ("resign_below", None))``."""
+    from fuseki.agents.base import parse_option
+
     out: dict[str, object] = {}
     for item in text.split(","):
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key.isidentifier():
-            raise ValueError(f"agent spec {spec!r}: options must be KEY=VALUE separated by commas, got {item!r}")
+        try:
+            key, value = parse_option(item)
+        except ValueError:
+            raise ValueError(
+                f"agent spec {spec!r}: options must be KEY=VALUE separated by commas, got {item!r}"
+            ) from None
         if key in out:
             raise ValueError(f"agent spec {spec!r}: option {key!r} is given twice")
-        out[key] = _parse_value(value)
+        out[key] = value
     return tuple(out.items())
 
 

@@ -1,0 +1,32 @@
+"""Fixtures more than one test folder uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+
+@pytest.fixture
+def dead_stones_spy(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], list[object]]:
+    """``dead_stones_spy(colour=2)``: replace the dead-stone classifier with a spy; returns its call log.
+
+    The spy calls every stone of ``colour`` (1 Black, 2 White) dead and logs
+    the model it was given, so a test sees both the count that follows and
+    whether the shipped model was loaded and passed on.
+    """
+    import fuseki.deadstones.scorer as scorer
+    from fuseki.go.coords import Point
+
+    calls: list[object] = []
+
+    def install(colour: int = 2) -> list[object]:
+        def fake(state, model=None):  # type: ignore[no-untyped-def]
+            calls.append(model)
+            dead = [Point(int(r), int(c)) for r, c in zip(*(state.stones() == colour).nonzero())]
+            return {"alive": [], "dead": dead, "seki": []}
+
+        monkeypatch.setattr(scorer, "nn_final_status", fake)
+        return calls
+
+    return install
