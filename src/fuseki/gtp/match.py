@@ -65,6 +65,7 @@ from fuseki.gtp.client import (
 )
 
 __all__ = [
+    "settings_diffs",
     "DEAD_STONE_CHOICES",
     "DEFAULT_REFEREE",
     "Engine",
@@ -97,6 +98,20 @@ DEAD_STONE_CHOICES = ("none", "playouts", "network")
 #: The words of a game note that name the estimate our count used (:func:`scored_by` reads them back).
 _SCORED_BY = "scored by our area count, dead stones: "
 _SCORED_BY_RE = re.compile(re.escape(_SCORED_BY) + r"([a-z]+)")
+
+
+def settings_diffs(cls: type, theirs: dict[str, Any], mine: dict[str, Any]) -> list[str]:
+    """``"key: X there, Y now"`` for every setting of a saved run that differs from this run's.
+
+    ``cls`` is the settings dataclass: a file written before a setting existed
+    holds that setting's default, so an old folder still resumes.
+    """
+    defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    return [
+        f"{key}: {theirs.get(key, defaults.get(key))!r} there, {value!r} now"
+        for key, value in mine.items()
+        if theirs.get(key, defaults.get(key)) != value
+    ]
 
 
 class MatchSettingsMismatch(ValueError):
@@ -745,17 +760,7 @@ class Match:
                 raise MatchSettingsMismatch(
                     f"{path} is not a match settings file ({e})"
                 ) from None
-            # A match.json from before a setting existed holds that setting's default.
-            defaults = {
-                f.name: f.default
-                for f in dataclasses.fields(MatchSettings)
-                if f.default is not dataclasses.MISSING
-            }
-            diffs = [
-                f"{key}: {theirs.get(key, defaults.get(key))!r} there, {value!r} now"
-                for key, value in mine.items()
-                if theirs.get(key, defaults.get(key)) != value
-            ]
+            diffs = settings_diffs(MatchSettings, theirs, mine)
             if diffs:
                 raise MatchSettingsMismatch(
                     f"{self.sgf_dir} holds a match with other settings ({'; '.join(diffs)}); "

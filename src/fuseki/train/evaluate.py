@@ -75,6 +75,7 @@ from fuseki.gtp.match import (
     program_exists,
     resolve_command,
     scored_by,
+    settings_diffs,
 )
 # The statistics live in fuseki.train.stats; importing them here keeps the old names working.
 from fuseki.train.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
@@ -760,13 +761,7 @@ def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
                 raise TypeError("settings is not an object")
         except (ValueError, KeyError, TypeError) as e:
             raise EvalSettingsMismatch(f"{path} is not an evaluation settings file ({e})") from None
-        # An eval.json from before a setting existed holds that setting's default.
-        defaults = {f.name: f.default for f in dataclasses.fields(EvalSettings) if f.default is not dataclasses.MISSING}
-        diffs = [
-            f"{k}: {theirs.get(k, defaults.get(k))!r} there, {v!r} now"
-            for k, v in mine.items()
-            if theirs.get(k, defaults.get(k)) != v
-        ]
+        diffs = settings_diffs(EvalSettings, theirs, mine)
         if diffs:
             raise EvalSettingsMismatch(
                 f"{sgf_dir} holds an evaluation with other settings ({'; '.join(diffs)}); "
