@@ -51,7 +51,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fuseki.data.safetensors_header import HeaderFormat, read_header
+from fuseki.data.safetensors_header import HeaderFormat, check_format_version, read_header
 
 if TYPE_CHECKING:
     from fuseki.encoders.base import Encoder
@@ -339,16 +339,7 @@ def _read_header(path: Path) -> tuple[AgentFileInfo, dict[str, Any]]:
 
 
 def _info_from_json(path: Path, obj: dict[str, Any]) -> AgentFileInfo:
-    version = obj.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise AgentFileError(f"{path}: corrupt agent file: bad format_version {version!r}")
-    if version > FORMAT_VERSION:
-        import fuseki
-
-        raise AgentFileError(
-            f"{path}: written by a newer fuseki ({obj.get('fuseki_version', '?')}, agent file format {version}); "
-            f"fuseki {fuseki.__version__} reads format {FORMAT_VERSION}: upgrade fuseki"
-        )
+    version = check_format_version(path, obj, _HEADER_FORMAT, FORMAT_VERSION, "agent file format")
     missing = [k for k in _REQUIRED if k not in obj]
     if missing:
         raise AgentFileError(f"{path}: corrupt agent file: its metadata lacks {', '.join(missing)}")

@@ -110,3 +110,22 @@ def read_header(path: Path, fmt: HeaderFormat) -> tuple[dict[str, Any], dict[str
     except ValueError:
         raise err(f"{path}: corrupt {fmt.short}: its {fmt.metadata} is not a JSON object") from None
     return obj, header
+
+
+def check_format_version(path: Path, obj: Mapping[str, Any], fmt: HeaderFormat, current: int, label: str) -> int:
+    """Our metadata's ``format_version``: a whole number from 1 to ``current``, else ``fmt.error``.
+
+    A newer version names the fuseki that wrote it and asks for an upgrade;
+    ``label`` is what the version counts, e.g. ``"agent file format"``.
+    """
+    version = obj.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise fmt.error(f"{path}: corrupt {fmt.short}: bad format_version {version!r}")
+    if version > current:
+        import fuseki
+
+        raise fmt.error(
+            f"{path}: written by a newer fuseki ({obj.get('fuseki_version', '?')}, {label} {version}); "
+            f"fuseki {fuseki.__version__} reads format {current}: upgrade fuseki"
+        )
+    return version

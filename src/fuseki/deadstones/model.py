@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from fuseki.data.atomic import write_atomic
-from fuseki.data.safetensors_header import HeaderFormat, read_header
+from fuseki.data.safetensors_header import HeaderFormat, check_format_version, read_header
 from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 
 __all__ = [
@@ -266,16 +266,7 @@ def _read_header(path: Path) -> tuple[ModelInfo, dict[str, Any]]:
 
 
 def _info_from_json(path: Path, obj: dict[str, Any]) -> ModelInfo:
-    version = obj.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise DeadStoneModelError(f"{path}: corrupt dead-stone model file: bad format_version {version!r}")
-    if version > FORMAT_VERSION:
-        import fuseki
-
-        raise DeadStoneModelError(
-            f"{path}: written by a newer fuseki ({obj.get('fuseki_version', '?')}, model format {version}); "
-            f"fuseki {fuseki.__version__} reads format {FORMAT_VERSION}: upgrade fuseki"
-        )
+    version = check_format_version(path, obj, _HEADER_FORMAT, FORMAT_VERSION, "model format")
     shape, fs = obj.get("shape"), obj.get("feature_set")
     if not isinstance(shape, str) or not isinstance(fs, str):
         raise DeadStoneModelError(f"{path}: corrupt dead-stone model file: its metadata lacks shape or feature_set")
