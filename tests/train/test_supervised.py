@@ -17,6 +17,7 @@ from sgf_corpus import write_games  # noqa: E402
 from fuseki.cli import main  # noqa: E402
 from fuseki.data.processor import process_games  # noqa: E402
 from fuseki.train.supervised import (  # noqa: E402
+    AGENT_FILE,
     CHECKPOINT,
     CSV_COLUMNS,
     CURVES_PNG,
@@ -84,6 +85,24 @@ def test_the_result_holds_what_an_agent_file_needs(shards, tmp_path):
     assert again.metrics == result.metrics and again.encoder == "oneplane"
 
 
+def test_every_epoch_leaves_an_agent_file_that_plays_the_trained_network(shards, tmp_path):
+    from fuseki.agents.agent_file import read_agent_info
+    from fuseki.agents.deep_learning import load_prediction_agent
+
+    out = tmp_path / "run"
+    result = train_supervised(tiny(shards, out, epochs=2, augment=True))
+    info = read_agent_info(out / AGENT_FILE)
+    assert (info.network, info.encoder, info.board_size) == ("fc", "oneplane", 9)
+    assert info.training["epochs"] == 2 and info.training["augment"] is True
+    assert info.training["final"]["test_top1"] == pytest.approx(result.final["test_top1"])
+    bot = load_prediction_agent(out / AGENT_FILE)
+    x = torch.rand(4, 1, 9, 9)
+    with torch.no_grad():
+        assert torch.equal(bot.model(x), result.model(x))
+    result.save_agent(tmp_path / "copy.safetensors")
+    assert read_agent_info(tmp_path / "copy.safetensors").training == info.training
+
+
 def test_outputs_csv_png_summary_and_a_weights_only_checkpoint(shards, tmp_path):
     out = tmp_path / "run"
     result = train_supervised(tiny(shards, out, epochs=2, keep_checkpoints=True))
@@ -120,6 +139,8 @@ def stop_after(epoch: int):
         dict(
             network="residual", net_options={"blocks": 1, "channels": 4}, optimizer="adam", schedule="decay", decay=0.01
         ),
+        # the symmetries are drawn from (seed, epoch)
+        dict(network="fc", net_options={"hidden": [16]}, optimizer="adam", augment=True),
     ],
 )
 def test_resume_continues_exactly_where_the_run_stopped(shards, tmp_path, settings):

@@ -247,9 +247,10 @@ def save_agent(
         raise ValueError(f"agent metadata and network options must be plain JSON (no NaN): {e}") from None
     # Clones: safetensors refuses tensors that share memory (tied weights, views).
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in model.state_dict().items()}
-    reference = build_network(
-        network, in_planes=info.in_planes, size=info.board_size, num_moves=info.num_moves, **options
-    )
+    with torch.random.fork_rng(devices=[]):  # the reference's random weights must not move a training run's RNG
+        reference = build_network(
+            network, in_planes=info.in_planes, size=info.board_size, num_moves=info.num_moves, **options
+        )
     problem = _mismatch(reference.state_dict(), tensors)
     if problem:
         raise ValueError(f"the model is not network {network!r} with options {options}: {problem}")

@@ -137,6 +137,11 @@ def _add_supervised_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--window", type=int_at_least(1), default=4, help="shuffle window in shards (default 4)")
     parser.add_argument("--keep-checkpoints", action="store_true", help="also keep epoch-NNNN.pt for every epoch")
+    parser.add_argument(
+        "--augment",
+        action="store_true",
+        help="train each position under a random one of the board's 8 rotations and reflections",
+    )
     parser.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard (needs tensorboard)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
@@ -207,6 +212,7 @@ def _run_supervised(args: argparse.Namespace) -> int:
         max_batches=args.max_batches,
         window=args.window,
         keep_checkpoints=args.keep_checkpoints,
+        augment=args.augment,
     )
 
     def progress(event: dict[str, Any]) -> None:

@@ -50,6 +50,7 @@ from torch.nn import functional as F
 from fuseki.data.atomic import write_atomic, write_json_atomic
 from fuseki.data.dataset import ShardSet, ShardStream
 from fuseki.nets import build_network
+from fuseki.train.symmetry import augment_batch, dihedral_permutations, inverse_permutations
 
 __all__ = [
     "OPTIMIZERS",
@@ -73,6 +74,7 @@ SCHEDULES = ("constant", "step", "cosine", "decay")
 CHECKPOINT = "checkpoint.pt"
 METRICS_CSV = "metrics.csv"
 CURVES_PNG = "curves.png"
+AGENT_FILE = "agent.safetensors"
 SUMMARY_JSON = "summary.json"
 TENSORBOARD_DIR = "tensorboard"
 FORMAT = "fuseki-supervised-checkpoint"
@@ -111,6 +113,7 @@ _RESUME_KEYS = (
     "seed",
     "max_batches",
     "window",
+    "augment",
 )
 
 
@@ -123,7 +126,9 @@ class TrainConfig:
     epochs; ``cosine`` anneals it to ``min_lr`` over all steps of ``epochs``;
     ``decay`` is Keras' ``lr / (1 + decay * step)``. ``max_batches`` cuts each
     epoch short (for quick trials). ``window`` is the shuffle window in shards
-    (see :class:`fuseki.data.dataset.ShardStream`).
+    (see :class:`fuseki.data.dataset.ShardStream`). ``augment`` trains each
+    position under a random one of the board's eight symmetries
+    (:mod:`fuseki.train.symmetry`), drawn from ``(seed, epoch)``.
     """
 
     shards: str
@@ -148,6 +153,7 @@ class TrainConfig:
     max_batches: int | None = None
     window: int = 4
     keep_checkpoints: bool = False
+    augment: bool = False
 
     def resolved(self) -> TrainConfig:
         """A copy with defaults filled in (learning rate, momentum) and values checked; raises ``ValueError``."""
@@ -211,22 +217,11 @@ class TrainResult:
 
     def provenance(self) -> dict[str, Any]:
         """How the network was trained, for an agent file's metadata (JSON-able)."""
-        from fuseki import __version__
+        return _provenance(self.config, self.data, self.metrics)
 
-        return {
-            "trainer": "fuseki train supervised",
-            "fuseki_version": __version__,
-            "shards": self.data.get("shards"),
-            "split_sha256": self.data.get("split_sha256"),
-            "train_positions": self.data.get("train_positions"),
-            "optimizer": self.config.get("optimizer"),
-            "lr": self.config.get("lr"),
-            "schedule": self.config.get("schedule"),
-            "batch_size": self.config.get("batch_size"),
-            "seed": self.config.get("seed"),
-            "epochs": self.epochs,
-            "final": {k: self.final.get(k) for k in CSV_COLUMNS if k not in ("seconds", "positions_per_second")},
-        }
+    def save_agent(self, path: str | os.PathLike[str]) -> None:
+        """Write the trained network as an agent file (``fuseki play --model PATH``)."""
+        _save_agent(path, self.model, self.config, self.data, self.metrics)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary (what ``--json`` prints)."""
@@ -289,6 +284,47 @@ class TrainResult:
 
 
 # ---- pieces ------------------------------------------------------------------------------
+
+
+def _provenance(config: dict[str, Any], data: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
+    from fuseki import __version__
+
+    final = history[-1] if history else {}
+    return {
+        "trainer": "fuseki train supervised",
+        "fuseki_version": __version__,
+        "network": config.get("network"),
+        "shards": data.get("shards"),
+        "split_sha256": data.get("split_sha256"),
+        "train_positions": data.get("train_positions"),
+        "optimizer": config.get("optimizer"),
+        "lr": config.get("lr"),
+        "schedule": config.get("schedule"),
+        "batch_size": config.get("batch_size"),
+        "augment": config.get("augment", False),
+        "seed": config.get("seed"),
+        "epochs": len(history),
+        "final": {k: final.get(k) for k in CSV_COLUMNS if k not in ("seconds", "positions_per_second")},
+    }
+
+
+def _save_agent(
+    path: str | os.PathLike[str], model: nn.Module, config: dict[str, Any], data: dict[str, Any],
+    history: list[dict[str, Any]],
+) -> None:
+    """The network as an agent file, with how it was trained as its metadata (atomic)."""
+    from fuseki.agents.agent_file import save_agent
+    from fuseki.encoders import get_encoder
+
+    save_agent(
+        path,
+        model,
+        encoder=get_encoder(data["encoder"], int(data["board_size"])),
+        network=config["network"],
+        network_options=dict(config.get("net_options") or {}),
+        metadata=_provenance(config, data, history),
+    )
+
 
 
 def select_device(name: str = "auto") -> torch.device:
@@ -360,6 +396,10 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return ckpt
 
 
+#: Settings added after some checkpoints were written: their value in an older checkpoint.
+_KEY_DEFAULTS: dict[str, Any] = {"augment": False}
+
+
 def _rng_state() -> dict[str, Any]:
     state: dict[str, Any] = {"torch": torch.get_rng_state()}
     if torch.cuda.is_available():
@@ -382,7 +422,7 @@ def _resume_mismatch(
             return f"the checkpoint was trained on other shards ({key} {old_data.get(key)!r}, now {data.get(key)!r})"
     keys = _RESUME_KEYS + (("epochs",) if new["schedule"] == "cosine" else ())
     for key in keys:
-        if old.get(key) != new.get(key):
+        if old.get(key, _KEY_DEFAULTS.get(key)) != new.get(key):
             flag = "--" + key.replace("_", "-")
             return f"the checkpoint was made with {flag} {old.get(key)!r}, not {new.get(key)!r}"
     return None
@@ -558,6 +598,10 @@ def train_supervised(
         _set_rng_state(ckpt["rng"])
 
     k = min(5, data["num_moves"])
+    perms = None
+    if config.augment:
+        table = dihedral_permutations(int(data["board_size"]))
+        perms = (torch.from_numpy(table).to(device), torch.from_numpy(inverse_permutations(table)).to(device))
     train_stream = ShardStream(
         config.shards, "train", batch_size=config.batch_size, shuffle=True, seed=config.seed, window=config.window
     )
@@ -585,6 +629,7 @@ def train_supervised(
             meter = _Meter(device, k)
             epoch_t0 = last_report = time.perf_counter()
             lr = learning_rate(config, step, epoch, steps_per_epoch)
+            symmetries = torch.Generator().manual_seed(config.seed * 1_000_003 + epoch)
             for batch, (x, y) in enumerate(train_stream):
                 if batch >= steps_per_epoch:
                     break
@@ -592,6 +637,8 @@ def train_supervised(
                 for group in optimizer.param_groups:
                     group["lr"] = lr
                 x, y = x.to(device, non_blocking=True).float(), y.to(device, non_blocking=True)
+                if perms is not None:
+                    x, y = augment_batch(x, y, perms[0], perms[1], symmetries)
                 logits = model(x)
                 loss = F.cross_entropy(logits, y)
                 optimizer.zero_grad(set_to_none=True)
@@ -652,6 +699,7 @@ def train_supervised(
             if config.keep_checkpoints:
                 write_atomic(out / f"epoch-{epoch + 1:04d}.pt", lambda f: torch.save(checkpoint, f))
             _write_csv(out / METRICS_CSV, history)
+            _save_agent(out / AGENT_FILE, model, saved, data, history)
             size = data["board_size"]
             plot_curves(out / CURVES_PNG, history, f"{config.network} on {data['encoder']} {size}×{size}")
             if writer is not None:
