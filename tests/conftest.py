@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +31,17 @@ def dead_stones_spy(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], list[obj
         return calls
 
     return install
+
+
+@pytest.fixture
+def no_shipped_models(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Search an empty models folder only, so that the shipped ``policy-9x9`` counts as not installed.
+
+    ``FUSEKI_MODELS`` alone would not do: the package's own ``fuseki/models/``
+    is searched after it and holds the policy once it is trained.
+    """
+    import fuseki.agents.agent_file as agent_file
+
+    empty = tmp_path_factory.mktemp("no-models")
+    monkeypatch.setattr(agent_file, "models_dirs", lambda: [empty])
+    return empty

@@ -204,8 +204,8 @@ def test_saving_and_loading_gives_identical_moves(tmp_path: Path, mode: str) -> 
     assert play_out(before) == play_out(after)
 
 
-def test_the_registry_needs_a_good_model(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="needs a model"):
+def test_the_registry_needs_a_good_model(tmp_path: Path, no_shipped_models: Path) -> None:
+    with pytest.raises(ValueError, match="needs a model"):  # no --model and no shipped policy to default to
         make_agent("policy")
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(b"\x00" * 4)

@@ -76,13 +76,15 @@ def test_play_finds_a_model_by_name(model: Path, feed_stdin, capsys, monkeypatch
     assert "against policy" in capsys.readouterr().out
 
 
-def test_play_default_bot_is_still_random(feed_stdin, capsys) -> None:
+def test_play_default_bot_off_the_shipped_policys_size_is_mcts(feed_stdin, capsys) -> None:
     feed_stdin(["quit"])
     assert cli.main(["play", "--size", "5"]) == 0
-    assert "against random" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "against mcts on 5x5" in captured.out
+    assert "playing mcts on 5x5" in captured.err
 
 
-def test_play_model_errors(model: Path, corrupt: Path, tmp_path: Path, capsys) -> None:
+def test_play_model_errors(model: Path, corrupt: Path, tmp_path: Path, capsys, no_shipped_models: Path) -> None:
     assert "truncated agent file" in one_line_error(["play", "--size", "5", "--model", str(corrupt)], capsys)
     missing = str(tmp_path / "missing.safetensors")
     assert "no such agent file" in one_line_error(["play", "--model", missing], capsys)

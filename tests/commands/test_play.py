@@ -28,7 +28,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run_play(argv: list[str], lines: Iterable[str], feed_stdin: Callable, capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    """Play with scripted input against ``--bot random`` unless ``argv`` names a bot.
+
+    These tests are about the terminal game, so they pin the quick, seeded
+    random bot rather than the default (a network or a search).
+    """
     feed_stdin(lines)
+    if "--bot" not in argv:
+        argv = ["--bot", "random", *argv]
     rc = play.run(parse_args(argv))
     return rc, capsys.readouterr().out
 
@@ -289,7 +296,7 @@ def test_color_and_rules_are_case_insensitive(feed_stdin, capsys) -> None:
 def test_subprocess_game_with_piped_input(tmp_path) -> None:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "fuseki.cli", "play", "--size", "5", "--seed", "7"],
+        [sys.executable, "-m", "fuseki.cli", "play", "--bot", "random", "--size", "5", "--seed", "7"],
         input="c3\nnonsense\n" + "pass\n" * 200,
         capture_output=True,
         text=True,

@@ -122,6 +122,46 @@ def test_every_board_size(size):
     )
 
 
+class NineOnlyBot:
+    """A random bot that, like an agent built from a network, plays one board size (``board_size``)."""
+
+    name = "nine-only"
+    board_size = 9
+
+    def __init__(self) -> None:
+        self.bot = make_agent("random", seed=1)
+
+    def select_move(self, state: GameState):  # noqa: ANN201
+        assert state.size == self.board_size, "the engine let a fixed-size agent play another size"
+        return self.bot.select_move(state)
+
+
+def test_an_agent_of_one_board_size_refuses_others(tmp_path):
+    from fuseki.agents.termination import Terminating
+
+    e = GtpEngine(Terminating(NineOnlyBot(), resign_below=None), stdout=io.StringIO(), log=io.StringIO())
+    assert e.size == 9  # starts on the agent's board, not on 19x19
+    sgf19 = tmp_path / "19.sgf"
+    sgf19.write_text("(;GM[1]FF[4]SZ[19];B[dd])")
+    check(
+        e,
+        f"""
+        play b E5 -> =
+        boardsize 19 -> ? unacceptable size: nine-only plays 9x9 only, not 19x19
+        loadsgf {sgf19} -> ? cannot load file: nine-only plays 9x9 only, not 19x19
+        list_stones black -> = E5
+        play w J9 -> =
+        genmove b -> = ...
+        boardsize 26 -> ? unacceptable size: boards from 2 to 25...
+        boardsize 9 -> =
+        list_stones black -> =
+        """,
+    )
+    assert e.size == 9 and e.state.size == 9
+    with pytest.raises(ValueError, match="plays 9x9 only, not 19x19"):
+        GtpEngine(NineOnlyBot(), size=19, stdout=io.StringIO())
+
+
 def test_bad_arguments():
     check(
         new_engine(),
@@ -495,7 +535,8 @@ def test_fuzz_replies_stay_well_formed(lines):
 
 
 def test_subprocess_with_our_client():
-    with GtpClient([sys.executable, "-m", "fuseki", "gtp", "--seed", "1"], timeout=60, ids=True) as c:
+    argv = [sys.executable, "-m", "fuseki", "gtp", "--bot", "random", "--seed", "1"]
+    with GtpClient(argv, timeout=60, ids=True) as c:
         assert c.protocol_version() == "2"
         assert c.name() == "fuseki"
         c.boardsize(9)

@@ -94,7 +94,7 @@ def test_network_with_an_explicit_model_file() -> None:
 
 def _gtp(*flags: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fuseki", "gtp", *flags],
+        [sys.executable, "-m", "fuseki", "gtp", "--bot", "random", *flags],  # any size; no network to load
         input=stdin, capture_output=True, text=True, timeout=120,
     )
 

@@ -46,16 +46,29 @@ import numpy as np
 from fuseki.agents.base import register_agent
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from fuseki.agents.agent_file import AgentFileInfo
     from fuseki.encoders.base import Encoder
     from fuseki.go.state import GameState, Move
 
-__all__ = ["DeepLearningAgent", "clip_probs", "load_prediction_agent", "make_policy_agent", "MODES"]
+__all__ = [
+    "DEFAULT_POLICY_MODEL",
+    "DeepLearningAgent",
+    "MODES",
+    "clip_probs",
+    "default_policy_installed",
+    "default_policy_path",
+    "load_prediction_agent",
+    "make_policy_agent",
+]
 
 #: How a move is chosen from the probabilities.
 MODES = ("sample", "argmax")
 #: The book's clipping epsilon in ch. 8 (listing 8.3); ch. 9's ``clip_probs`` uses 1e-5.
 BOOK_EPS = 1e-6
+#: The policy network shipped in ``fuseki/models/``: what ``policy`` plays when no model is named.
+DEFAULT_POLICY_MODEL = "policy-9x9"
 
 
 def clip_probs(probs: np.ndarray, eps: float = BOOK_EPS) -> np.ndarray:
@@ -257,17 +270,47 @@ def make_policy_agent(
     clip: float | None = BOOK_EPS,
     seed: int | None = None,
 ) -> DeepLearningAgent:
-    """The registry's ``policy``: :func:`load_prediction_agent` on ``model`` (a path or a name)."""
-    if model is None:
-        from fuseki.agents.agent_file import available_models
+    """The registry's ``policy``: :func:`load_prediction_agent` on ``model`` (a path or a name).
 
-        names = ", ".join(available_models()) or "none installed"
-        raise ValueError(f"agent 'policy' needs a model: --model FILE or a model name ({names})")
+    Without ``model`` it plays the shipped :data:`DEFAULT_POLICY_MODEL`, so
+    that ``--bot policy`` alone works; where that file is not installed the
+    error lists the models that are.
+    """
+    if model is None:
+        shipped = default_policy_path()
+        if shipped is None:
+            from fuseki.agents.agent_file import available_models
+
+            names = ", ".join(available_models()) or "none installed"
+            raise ValueError(
+                f"agent 'policy' needs a model: --model FILE or a model name ({names}); "
+                f"the default {DEFAULT_POLICY_MODEL!r} is not installed"
+            )
+        model = str(shipped)
     return load_prediction_agent(model, temperature=temperature, mode=mode, cube=cube, clip=clip, seed=seed)
+
+
+def default_policy_path() -> Path | None:
+    """Where :data:`DEFAULT_POLICY_MODEL` is installed, or ``None``.
+
+    The model is trained apart from the code and may be missing from a
+    checkout. Only the models folders are searched (``$FUSEKI_MODELS``, then
+    the package's), not the working directory, so a stray file named
+    ``policy-9x9`` there cannot stand in for it.
+    """
+    from fuseki.agents.agent_file import available_models
+
+    return available_models().get(DEFAULT_POLICY_MODEL)
+
+
+def default_policy_installed() -> bool:
+    """Whether the shipped policy network is there to be played (:func:`default_policy_path`)."""
+    return default_policy_path() is not None
 
 
 register_agent(
     "policy",
     make_policy_agent,
-    "the book's DeepLearningAgent: a policy network from an agent file (--model FILE; options temperature, mode)",
+    "the book's DeepLearningAgent: a policy network from an agent file "
+    f"(--model FILE, default the shipped {DEFAULT_POLICY_MODEL}; options temperature, mode)",
 )

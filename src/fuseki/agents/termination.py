@@ -74,6 +74,11 @@ class Terminating:
         #: The last win estimate for the player to move (None until one was computed).
         self.last_winrate: float | None = None
 
+    @property
+    def board_size(self) -> int | None:
+        """The wrapped agent's one board size (``None``: any), so that size checks see through the wrapper."""
+        return getattr(self.agent, "board_size", None)
+
     def win_estimate(self, state: "GameState") -> float:
         """Fraction of playouts that the player to move wins (draws count half)."""
         from fuseki.go.state import Color

@@ -4,6 +4,10 @@
 
     fuseki gtp --bot random --seed 1
 
+Without ``--bot`` it plays the shipped 9x9 policy network (MCTS where that is
+not installed); a bot whose network plays one board size answers
+``boardsize`` for any other with ``unacceptable size``.
+
 Only GTP goes to standard output; anything else (warnings, tracebacks of a
 failed command) goes to standard error. See ``docs/gtp.md``.
 """
@@ -19,7 +23,11 @@ from fuseki.cli import UserError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--bot", default=None, metavar="NAME", help="the agent that plays (default random; policy with --model)"
+        "--bot",
+        default=None,
+        metavar="NAME",
+        help="the agent that plays (default: the shipped 9x9 policy network, mcts where it is not installed; "
+        "policy with --model)",
     )
     from fuseki.commands.play import add_model_argument
 
@@ -168,7 +176,7 @@ class MoveLog:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.commands.play import build_agent, model_options
+    from fuseki.commands.play import build_agent, default_bot, model_options
     from fuseki.go.rules import PRESETS, Rules
     from fuseki.gtp.engine import GtpEngine
 
@@ -187,7 +195,10 @@ def run(args: argparse.Namespace) -> int:
     from fuseki.agents import agent_options
 
     model = getattr(args, "model", None)
-    bot_name = args.bot or ("policy" if model is not None else "random")
+    if args.bot is None and model is None:
+        bot_name, model = default_bot(None)  # the controller sets the size; the engine refuses others
+    else:
+        bot_name = args.bot or "policy"
     options = parse_settings(args.set)
     if "resign_below" in (agent_options(bot_name) or ()) and "resign_below" not in options:
         # A search agent resigns on its own win rate; --never-resign means a threshold of 0.

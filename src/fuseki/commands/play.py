@@ -4,6 +4,9 @@
 
     fuseki play --size 9 --bot random --color black
 
+Without ``--bot`` the opponent is the shipped 9x9 policy network on 9x9
+(:func:`default_bot`), and MCTS on other sizes or where it is not installed.
+
 Type a point in GTP coordinates (``D4`` or ``d4``; columns skip the letter I),
 or ``pass``, ``undo`` (takes back your last move and the bot's reply),
 ``resign``, ``help`` or ``quit``. A mistyped or illegal move is explained in
@@ -174,6 +177,37 @@ def model_options(bot: str, model: str | None) -> dict[str, object]:
     return {"model": model}
 
 
+def default_bot(size: int | None) -> tuple[str, str | None]:
+    """The bot and model file to play when neither ``--bot`` nor ``--model`` is given.
+
+    The shipped policy network (``policy-9x9``) is the best opponent that
+    answers at once, but it plays only the board size it was trained for
+    (its file's metadata says which) and is trained apart from the code, so
+    it may be missing. MCTS plays any size, so it is the fallback, announced
+    in one line on stderr so that a user knows why. ``size`` is the board
+    played; ``None`` (GTP, where the controller picks the size later) takes
+    the policy whatever size it plays.
+    """
+    from fuseki.agents.agent_file import AgentFileError, read_agent_info
+    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_path
+
+    path = default_policy_path()
+    if path is None:
+        reason = f"the shipped policy network ({DEFAULT_POLICY_MODEL}) is not installed"
+    else:
+        try:
+            fixed = read_agent_info(path).board_size
+        except AgentFileError as e:
+            reason = f"the shipped policy network cannot be read ({e})"
+        else:
+            if size is None or size == fixed:
+                return "policy", str(path)
+            reason = f"the shipped policy network plays {fixed}x{fixed} only"
+    where = "" if size is None else f" on {size}x{size}"
+    print(f"fuseki: {reason}; playing mcts{where}", file=sys.stderr)
+    return "mcts", None
+
+
 def check_board_size(agent: Agent, size: int) -> None:
     """A bot whose network was trained for one board size (``agent.board_size``) cannot play another."""
     fixed = getattr(agent, "board_size", None)
@@ -270,8 +304,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot",
         default=None,
         metavar="NAME",
-        help="the opponent: random (the book's bot, never fills its own eyes), uniform, mcts, policy, ... "
-        "(default random; policy with --model)",
+        help="the opponent: policy (a network; without --model the shipped 9x9 one), mcts, "
+        "random (the book's bot, never fills its own eyes), uniform, ... "
+        "(default: the shipped policy on 9x9, mcts on other sizes; policy with --model)",
     )
     add_model_argument(parser)
     parser.add_argument(
@@ -312,7 +347,10 @@ def run(args: argparse.Namespace) -> int:
     check_sgf_path(args.sgf)
     state = new_game(args.size, args.rules, args.komi, args.handicap)
     model = getattr(args, "model", None)
-    bot_name = args.bot or ("policy" if model is not None else "random")
+    if args.bot is None and model is None:
+        bot_name, model = default_bot(args.size)
+    else:
+        bot_name = args.bot or "policy"
     extra = model_options(bot_name, model)
     bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **extra)
     check_board_size(bot, args.size)

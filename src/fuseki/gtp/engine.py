@@ -138,6 +138,11 @@ class GtpEngine:
     it starts at the rule set's komi). ``stdin``/``stdout`` default to the
     process's streams; :meth:`run` serves until ``quit`` or end of input.
 
+    ``size`` is the board at start: by default the agent's ``board_size``
+    where it has one (a network plays only the size it was trained for, and
+    refuses others), else 19. A ``size`` the agent cannot play is a
+    ``ValueError``.
+
     ``dead_stones`` chooses the estimate that ``final_score`` and
     ``final_status_list`` use: ``"playouts"`` (Benson, playout ownership and
     the seki rule of :mod:`fuseki.go.ownership`) or ``"network"`` (the
@@ -153,7 +158,7 @@ class GtpEngine:
         rules: Rules | str = "chinese",
         name: str = "fuseki",
         version: str | None = None,
-        size: int = 19,
+        size: int | None = None,
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
         log: TextIO | None = None,
@@ -181,8 +186,27 @@ class GtpEngine:
         self._commands: dict[str, Callable[[list[str]], str]] = {
             gtp_name(attr): getattr(self, attr) for attr in sorted(dir(type(self))) if attr.startswith("cmd_")
         }
+        #: The one board size the agent plays (a network's ``board_size``), or None: any size.
+        self.fixed_size: int | None = getattr(agent, "board_size", None)
+        if size is None:
+            size = self.fixed_size or 19
+        problem = self._size_problem(size)
+        if problem:
+            raise ValueError(problem)
         self.size = size
         self._reset(GameState.new(size, self.rules))
+
+    def _size_problem(self, size: int) -> str:
+        """Why the agent cannot play on ``size`` ("" if it can).
+
+        A network is trained for one board size and fails on any other, so
+        the engine refuses such a board when it is set, not at the next
+        ``genmove``, where the controller would take it for a crash.
+        """
+        n = self.fixed_size
+        if n is None or size == n:
+            return ""
+        return f"{getattr(self.agent, 'name', 'the bot')} plays {n}x{n} only, not {size}x{size}"
 
     # ---- the game ------------------------------------------------------
 
@@ -355,6 +379,9 @@ class GtpEngine:
         size = self._int(args[0], "the board size")
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpCommandError(f"unacceptable size: boards from {MIN_SIZE} to {MAX_SIZE} are supported")
+        problem = self._size_problem(size)
+        if problem:  # the old board stays, so the game can go on at the size the agent plays
+            raise GtpCommandError(f"unacceptable size: {problem}")
         self.size = size
         self._reset(GameState.new(size, self.rules))
         return ""
@@ -550,6 +577,9 @@ class GtpEngine:
             root = record.initial_state(rules)
         except SgfError as e:
             raise GtpCommandError(f"cannot load file: {e}") from None
+        problem = self._size_problem(record.size)
+        if problem:
+            raise GtpCommandError(f"cannot load file: {problem}")
         moves = record.moves if upto is None else record.moves[: max(upto - 1, 0)]
         saved = (self.size, self.rules, self.root, self.stack, self.moves)
         self.size, self.rules = record.size, rules
