@@ -135,6 +135,8 @@ class DeepLearningAgent:
         """The network's move logits for a batch of positions, ``float32 (len(states), num_moves)``."""
         import torch
 
+        from fuseki.nets.inference import inference
+
         if not states:
             return np.zeros((0, self.encoder.num_moves), dtype=np.float32)
         for state in states:
@@ -147,7 +149,7 @@ class DeepLearningAgent:
         planes = np.stack([self.encoder.encode(s) for s in states])
         param = next(iter(self.model.parameters()), None)
         device = param.device if param is not None else "cpu"
-        with torch.inference_mode():
+        with inference(device, len(states)):
             x = torch.from_numpy(planes).to(device=device, dtype=torch.float32)
             out = self.model(x)
         return out.float().cpu().numpy()

@@ -57,6 +57,7 @@ import numpy as np
 
 from fuseki.agents.base import register_agent
 from fuseki.agents.deep_learning import clip_probs
+from fuseki.nets.inference import inference
 
 if TYPE_CHECKING:
     from fuseki.agents.agent_file import AgentFileInfo
@@ -209,9 +210,7 @@ class PolicyAgent(_LearningAgent):
 
     def move_probabilities(self, planes: np.ndarray) -> np.ndarray:
         """Softmax of the network's logits for one encoded position, clipped as the book does (float64)."""
-        import torch
-
-        with torch.inference_mode():
+        with inference(self._device()):
             logits = self.model(self._tensor(planes))
         return _probs(logits[0].float().cpu().numpy(), self.clip)
 
@@ -240,9 +239,7 @@ class ACAgent(_LearningAgent):
 
     def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, float]:
         """The clipped move probabilities and the value estimate (in [-1, 1]) of one encoded position."""
-        import torch
-
-        with torch.inference_mode():
+        with inference(self._device()):
             logits, value = self.model(self._tensor(planes))
         return _probs(logits[0].float().cpu().numpy(), self.clip), float(value[0])
 
@@ -267,7 +264,7 @@ class QAgent(_LearningAgent):
         """``Q(s, a)`` for one encoded position and each point index in ``points``."""
         import torch
 
-        with torch.inference_mode():
+        with inference(self._device()):
             actions = torch.from_numpy(np.asarray(points, dtype=np.int64)).to(self._device())
             values = self.model.action_values(self._tensor(planes), actions)
         return values.float().cpu().numpy()
