@@ -173,7 +173,7 @@ def test_bad_settings_get_clear_422(client: TestClient) -> None:
         "human must be 'black' or 'white'": {"human": "red"},
         "bot_options.seconds must be more than 0 and at most 10": {"bot": "mcts", "bot_options": {"seconds": 60}},
         "bot 'random' takes no option 'seconds'": {"bot": "random", "bot_options": {"seconds": 1}},
-        "bot 'policy' needs bot_options.model": {"bot": "policy"},
+        "model 'policy-9x9' plays 9x9 only, not 13x13": {"size": 13, "bot": "policy"},
         "unknown model": {"bot": "policy", "bot_options": {"model": "../../etc/passwd"}},
         "handicap": {"handicap": 10},
         "unknown dead_stones 'magic'; choose one of: playouts, network": {"dead_stones": "magic"},
@@ -184,6 +184,24 @@ def test_bad_settings_get_clear_422(client: TestClient) -> None:
         assert r.status_code == 422 and needle in r.json()["detail"], (body, r.text)
     assert client.post("/api/games", content=b"[1, 2]").status_code == 422
     assert healthy(client)
+
+
+def test_policy_without_a_model_plays_the_shipped_one(client: TestClient) -> None:
+    r = client.post("/api/games", json={"size": 9, "bot": "policy", "human": "white"})
+    assert r.status_code in (200, 201), r.text
+    game = r.json()
+    assert game["bot"] == "policy" and game["bot_options"]["model"] == "policy-9x9"
+    for _ in range(200):  # the bot plays Black's first move in the background
+        game = client.get(f"/api/games/{game['id']}").json()
+        if game["status"] == "your_turn":
+            break
+        time.sleep(0.1)
+    assert game["status"] == "your_turn" and len(game["moves"]) == 1
+
+
+def test_policy_without_a_model_is_refused_when_none_ships(client: TestClient, no_shipped_models) -> None:
+    r = client.post("/api/games", json={"bot": "policy"})
+    assert r.status_code == 422 and "bot 'policy' needs bot_options.model" in r.json()["detail"]
 
 
 def test_unknown_ids_are_404(client: TestClient) -> None:

@@ -173,6 +173,8 @@ def parse_settings(data: dict[str, Any]) -> Settings:
     if not isinstance(options, dict):
         raise SettingsError("bot_options must be an object")
     options = _check_bot_options(bot, options)
+    if bot == "policy":
+        _check_policy_model(options, size)
     dead_stones = data.get("dead_stones", "playouts")
     if dead_stones not in DEAD_STONES:
         raise SettingsError(f"unknown dead_stones {dead_stones!r}; choose one of: {', '.join(DEAD_STONES)}")
@@ -212,11 +214,25 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(value, str) or value not in names:
                 raise SettingsError(f"unknown model {value!r}; installed: {', '.join(names) or 'none'}")
             out[key] = value
-    if bot == "policy" and "model" not in out:
-        from fuseki.agents.agent_file import available_models
-
-        raise SettingsError(f"bot 'policy' needs bot_options.model; installed: {', '.join(available_models()) or 'none'}")
     return out
+
+
+def _check_policy_model(options: dict[str, Any], size: int) -> None:
+    """Fill in the shipped policy when no model is named, and refuse a model trained for another board."""
+    from fuseki.agents.agent_file import available_models, read_agent_info
+    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_installed
+
+    if "model" not in options:
+        if not default_policy_installed():
+            names = ", ".join(available_models()) or "none"
+            raise SettingsError(f"bot 'policy' needs bot_options.model; installed: {names}")
+        options["model"] = DEFAULT_POLICY_MODEL
+    try:
+        trained = read_agent_info(options["model"]).board_size
+    except ValueError as e:
+        raise SettingsError(f"model {options['model']!r}: {e}") from None
+    if trained != size:
+        raise SettingsError(f"model {options['model']!r} plays {trained}x{trained} only, not {size}x{size}")
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:

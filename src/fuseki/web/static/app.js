@@ -87,7 +87,7 @@ class Play {
       bot_options: {},
     };
     if (bot === "mcts") body.bot_options = { seconds: Number($("opt-seconds").value) };
-    if (bot === "policy") body.bot_options = { model: $("opt-model").value.trim() };
+    if (bot === "policy" && $("opt-model").value.trim()) body.bot_options = { model: $("opt-model").value.trim() };
     return body;
   }
 
