@@ -610,6 +610,9 @@ _WORKER: _Player | None = None
 
 def _worker_init(settings: GenerateSettings, out_dir: str) -> None:
     global _WORKER
+    from fuseki.workers import exit_with_parent
+
+    exit_with_parent()
     _WORKER = _make_player(settings, Path(out_dir))
     multiprocessing.util.Finalize(None, _WORKER.close, exitpriority=10)
 

@@ -241,6 +241,9 @@ def _encoder(name: str, size: int) -> Any:
 def _init_worker(name: str, size: int, encoder: Any, modules: Sequence[str]) -> None:
     """Give a spawned worker (which starts bare) the encoder: the parent's own
     object when it pickles, else the modules that register it by name."""
+    from fuseki.workers import exit_with_parent
+
+    exit_with_parent()
     if encoder is not None:
         _ENCODERS[(name, size)] = encoder
         return

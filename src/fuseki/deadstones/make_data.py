@@ -121,6 +121,9 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_init(settings: dict[str, Any]) -> None:
+    from fuseki.workers import exit_with_parent
+
+    exit_with_parent()
     _WORKER["settings"] = settings
     _WORKER["labeller"] = None
 

@@ -704,7 +704,9 @@ def run_games(
             close_engines()
     else:
         context = multiprocessing.get_context("spawn")
-        pool = cf.ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context)
+        from fuseki.workers import exit_with_parent
+
+        pool = cf.ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context, initializer=exit_with_parent)
         try:
             futures = {pool.submit(_job, job.settings.to_dict(), job.number): i for i, job in enumerate(jobs)}
             for future in cf.as_completed(futures):

@@ -322,6 +322,9 @@ def _worker_init(plan: _Plan, out: str, games: int, sgf: bool) -> None:
     global _WORKER
     import torch
 
+    from fuseki.workers import exit_with_parent
+
+    exit_with_parent()
     torch.set_num_threads(1)
     _WORKER = (_Players(plan), Path(out), games, sgf)
 
