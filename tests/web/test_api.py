@@ -154,12 +154,16 @@ def test_undo_takes_back_the_human_move_and_the_reply(client: TestClient) -> Non
     gid = new_game(client)["id"]
     r = client.post(f"/api/games/{gid}/undo")
     assert r.status_code == 409 and "nothing to undo" in r.json()["detail"]
-    client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"})
-    two = client.post(f"/api/games/{gid}/moves", json={"vertex": "C3"}).json()
+    one = client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"}).json()
+    taken = {m["vertex"] for m in one["moves"]}
+    second = next(v for v in ("C3", "G7", "C7", "G3") if v not in taken)  # the random bot may have taken C3
+    two = client.post(f"/api/games/{gid}/moves", json={"vertex": second}).json()
     assert len(two["moves"]) == 4
     back = client.post(f"/api/games/{gid}/undo").json()
     assert [m["vertex"] for m in back["moves"]] == [m["vertex"] for m in two["moves"][:2]]
-    assert back["status"] == "your_turn" and back["board"][6][2] == "."
+    row, col = 9 - int(second[1:]), GTP_COLUMNS.index(second[0])
+    assert back["status"] == "your_turn" and back["board"][row][col] == "."
+    assert two["board"][row][col] != "."
 
 
 def test_bad_settings_get_clear_422(client: TestClient) -> None:
