@@ -168,6 +168,17 @@ def test_a_checkpoint_is_not_overwritten_or_resumed_with_other_settings(shards, 
     assert done.epochs == 1
 
 
+def test_a_checkpoint_from_before_augment_existed_resumes_as_unaugmented(shards, tmp_path):
+    out = tmp_path / "run"
+    train_supervised(tiny(shards, out, epochs=1))
+    ckpt = torch.load(out / CHECKPOINT, weights_only=True)
+    del ckpt["config"]["augment"]  # as written before the setting existed
+    torch.save(ckpt, out / CHECKPOINT)
+    with pytest.raises(ValueError, match="--augment False, not True"):
+        train_supervised(tiny(shards, out, epochs=2, augment=True, resume=True))
+    assert train_supervised(tiny(shards, out, epochs=2, resume=True)).epochs == 2
+
+
 def test_learning_rate_schedules_are_applied(shards, tmp_path):
     result = train_supervised(
         tiny(shards, tmp_path / "run", optimizer="sgd", lr=0.1, schedule="step", step_epochs=1, gamma=0.5)

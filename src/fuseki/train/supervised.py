@@ -326,7 +326,6 @@ def _save_agent(
     )
 
 
-
 def select_device(name: str = "auto") -> torch.device:
     """``auto``: CUDA if torch sees a GPU, else Apple's MPS, else the CPU. Asking for a missing one is an error."""
     mps = getattr(torch.backends, "mps", None)
@@ -396,8 +395,10 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return ckpt
 
 
-#: Settings added after some checkpoints were written: their value in an older checkpoint.
-_KEY_DEFAULTS: dict[str, Any] = {"augment": False}
+#: A checkpoint written before a setting existed was trained with that setting's default.
+_CONFIG_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING
+}
 
 
 def _rng_state() -> dict[str, Any]:
@@ -422,9 +423,10 @@ def _resume_mismatch(
             return f"the checkpoint was trained on other shards ({key} {old_data.get(key)!r}, now {data.get(key)!r})"
     keys = _RESUME_KEYS + (("epochs",) if new["schedule"] == "cosine" else ())
     for key in keys:
-        if old.get(key, _KEY_DEFAULTS.get(key)) != new.get(key):
+        before = old.get(key, _CONFIG_DEFAULTS.get(key))
+        if before != new.get(key):
             flag = "--" + key.replace("_", "-")
-            return f"the checkpoint was made with {flag} {old.get(key)!r}, not {new.get(key)!r}"
+            return f"the checkpoint was made with {flag} {before!r}, not {new.get(key)!r}"
     return None
 
 
