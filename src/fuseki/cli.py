@@ -89,6 +89,22 @@ probability = float_type(lambda v: math.isfinite(v) and 0 <= v <= 1, "must be fr
 komi = float_type(lambda v: math.isfinite(v) and v * 2 == round(v * 2), "komi must be a multiple of 0.5")
 
 
+def add_clock_argument(parser: argparse.ArgumentParser, who: str = "each GTP engine") -> None:
+    """``--clock``: also send ``time_settings 0 T 1`` (T = ``--move-time``) to ``who`` at the start of each game.
+
+    Off by default, because GNU Go with a clock ignores its ``--level``: its
+    level-1 moves become its level-10 moves and vary from run to run with the
+    machine's load (measured in docs/match.md). Engines that need a clock to
+    decide how long to think can ask for it.
+    """
+    parser.add_argument(
+        "--clock",
+        action="store_true",
+        help=f"also send --move-time to {who} as time_settings 0 T 1 (off by default: GNU Go with a clock "
+        "ignores its level and plays differently from run to run)",
+    )
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser. With ``only``, just that subcommand's module is imported,
     so one command's start-up never pays for (or breaks on) the others."""

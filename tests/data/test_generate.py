@@ -98,6 +98,7 @@ def test_recipe_command_names_every_setting() -> None:
     )
     m = recipe_command(GenerateSettings(engine="mcts", playouts=50, size=5), 2, "o", 1)
     assert "--playouts 50" in m and "--levels" not in m
+    assert recipe_command(GenerateSettings(clock=True), 1, "o", 1).endswith(" --clock")
 
 
 # ---- GNU Go ------------------------------------------------------------------------
@@ -139,6 +140,13 @@ def test_gnugo_games_in_parallel_then_resume(tmp_path: Path) -> None:
     with pytest.raises(RecipeMismatch):
         generate(GenerateSettings(engine="gnugo", size=7, levels=(2,)), out, 1)
 
+    # A recipe from before the clock setting existed: those games were played with a clock.
+    del recipe["settings"]["clock"]
+    (out / "recipe.json").write_text(json.dumps(recipe))
+    with pytest.raises(RecipeMismatch, match="clock: True there, False now"):
+        generate(s, out, 3)
+    assert generate(GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=3, clock=True), out, 3).reused == 3
+
 
 @pytest.mark.gnugo
 def test_gnugo_seeds_make_different_games_and_the_same_seed_the_same_game(tmp_path: Path) -> None:
@@ -150,6 +158,22 @@ def test_gnugo_seeds_make_different_games_and_the_same_seed_the_same_game(tmp_pa
     again = tmp_path / "again"
     generate(GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=4, seed=2), again, 1)
     assert _moves(again, 1) == _moves(b, 1)
+
+
+@pytest.mark.gnugo
+def test_gnugo_levels_are_real_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a clock, level 1 and level 10 play different games from the same seed (on 9×9: on 7×7 they can agree).
+
+    With ``time_settings`` sent, GNU Go ignored ``level`` and both played its
+    level-10 moves (measured in docs/match.md), so this failed.
+    """
+    _gnugo()
+    # The games stop after 8 moves; the referee's final_score of such an open board takes GNU Go seconds.
+    monkeypatch.setattr("fuseki.gtp.match.Referee.final_score", lambda self, state: "B+1.5")
+    weak, strong = tmp_path / "weak", tmp_path / "strong"
+    generate(GenerateSettings(engine="gnugo", size=9, levels=(1,), seed=3, max_moves=8), weak, 1)
+    generate(GenerateSettings(engine="gnugo", size=9, levels=(10,), seed=3, max_moves=8), strong, 1)
+    assert _moves(weak, 1) != _moves(strong, 1)
 
 
 # ---- MCTS and the command line -------------------------------------------------------
@@ -176,5 +200,7 @@ def test_cli_user_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main([*base, "--engine", "mcts", "--levels", "1-3"]) == 2
     assert "--levels is for --engine gnugo" in capsys.readouterr().err
     assert main([*base, "--engine", "gnugo", "--playouts", "10"]) == 2
+    assert main([*base, "--engine", "mcts", "--clock"]) == 2
+    assert "--clock is for --engine gnugo" in capsys.readouterr().err
     assert main([*base, "--engine", "gnugo", "--gnugo", str(tmp_path / "no-such-gnugo")]) == 2
     assert "not found" in capsys.readouterr().err

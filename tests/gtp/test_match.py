@@ -557,6 +557,29 @@ def test_old_match_json_without_the_setting_resumes(engine, tmp_path: Path) -> N
     assert m2.run(1).outcomes[0].reused
 
 
+def test_clock_is_sent_only_when_asked(engine, tmp_path: Path) -> None:
+    for clock in (False, True):
+        log = tmp_path / f"clock-{clock}.log"
+        m, _ = _match(engine(f"--log={log}"), engine("--moves=1"), size=7, clock=clock, move_time=5.0)
+        m.run(1)
+        assert ("time_settings 0 5 1" in log.read_text()) is clock
+
+
+def test_old_match_json_was_played_with_a_clock(engine, tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    m, _ = _match(engine(), engine("--moves=1"), out, size=7, clock=True)
+    m.run(1)
+    data = json.loads((out / "match.json").read_text())
+    del data["settings"]["clock"]  # as written before the setting existed, when every match had a clock
+    (out / "match.json").write_text(json.dumps(data))
+    m2, _ = _match(engine(), engine("--moves=1"), out, size=7)
+    with pytest.raises(MatchSettingsMismatch, match="clock: True there, False now"):
+        m2.run(1)
+    m3, _ = _match(engine(), engine("--moves=1"), out, size=7, clock=True)
+    assert m3.run(1).outcomes[0].reused
+    assert MatchSettings.from_dict({"engine_a": "a", "engine_b": "b"}).clock is True
+
+
 def test_failed_referee_falls_back_to_the_chosen_estimate(
     engine, fake_gnugo, dead_stones_spy: Callable[..., list[object]]
 ) -> None:

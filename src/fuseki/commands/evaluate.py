@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fuseki.cli import UserError, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 if TYPE_CHECKING:
     from fuseki.train.evaluate import EvalSummary
@@ -83,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=10.0,
         help="seconds a gtp: engine may think per move before it forfeits (default 10)",
     )
+    add_clock_argument(parser, "each gtp: engine")
     parser.add_argument(
         "--referee",
         default="ours",
@@ -148,6 +149,7 @@ def _settings_options(args: argparse.Namespace) -> dict[str, object]:
         "dead_stones_model": args.dead_stones_model,
         "terminate": args.terminate,
         "move_time": args.move_time,
+        "clock": args.clock,
     }
 
 

@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 
-from fuseki.cli import UserError, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 
 _seconds = seconds
@@ -45,8 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--move-time",
         type=_seconds,
         default=10.0,
-        help="seconds per move: the genmove timeout, also sent as time_settings 0 T 1 (default 10)",
+        help="seconds an engine may think per move before it forfeits (default 10)",
     )
+    add_clock_argument(parser)
     parser.add_argument(
         "--max-moves",
         type=int_at_least(0),
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             dead_stones=args.dead_stones,
             dead_stones_model=args.dead_stones_model,
+            clock=args.clock,
         )
         match = Match(
             settings,

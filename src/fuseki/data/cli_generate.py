@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from fuseki.cli import UserError, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -62,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--move-time", type=_seconds, default=60.0, help="seconds before a GNU Go genmove counts as hung (default 60)"
     )
+    add_clock_argument(parser, "GNU Go (gnugo only)")
     parser.add_argument("--gnugo", default="gnugo", metavar="PROGRAM", help="GNU Go's program (default gnugo)")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON holding the tally")
 
@@ -71,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.engine == "mcts" and args.levels is not None:
         raise UserError("--levels is for --engine gnugo; our MCTS is set by --playouts")
+    if args.engine == "mcts" and args.clock:
+        raise UserError("--clock is for --engine gnugo; our MCTS is set by --playouts")
     if args.engine == "gnugo" and args.playouts is not None:
         raise UserError("--playouts is for --engine mcts; GNU Go is set by --levels")
     try:
@@ -86,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             move_time=args.move_time,
             rules=args.rules.lower(),
             gnugo=args.gnugo,
+            clock=args.clock,
         )
         summary = generate(
             settings,

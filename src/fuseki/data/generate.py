@@ -7,7 +7,9 @@ so we make our own (the book does the same in chapter 6 with
 - ``engine="gnugo"``: GNU Go plays itself. Each game draws the levels of Black
   and White from ``levels``, starts with up to ``random_opening`` random moves
   (sent to both engines with ``play``) and gives each engine its own random
-  seed (GTP ``set_random_seed``), so that games differ. The moves are checked
+  seed (GTP ``set_random_seed``), so that games differ. No clock is sent
+  (unless ``clock``): GNU Go with a clock ignores its level and its moves
+  depend on the machine's load. The moves are checked
   by our rules engine and the finished game is scored by a GNU Go referee's
   ``final_score``: all of this is the match runner's machinery
   (:class:`~fuseki.gtp.match.Engine`, :func:`~fuseki.gtp.match.play_gtp_game`,
@@ -49,7 +51,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from fuseki.go.rules import KoRule, Rules, Scoring
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
@@ -197,6 +199,13 @@ class GenerateSettings:
     move_time: float = 60.0  #: seconds a genmove may take before the engine counts as hung
     rules: str = "chinese"
     gnugo: str = "gnugo"  #: GNU Go's program (found in /usr/games too)
+    #: Send GNU Go ``time_settings 0 move_time 1``. Off by default: with a clock
+    #: GNU Go ignores its level (every game would be a level-10 game) and its
+    #: moves depend on the machine's load, so the corpus would not be repeatable.
+    clock: bool = False
+
+    #: Corpora made before ``clock`` existed were played with a clock.
+    LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
 
     def __post_init__(self) -> None:
         from fuseki.go.coords import check_size
@@ -247,14 +256,15 @@ class GenerateSettings:
         if self.engine == "gnugo":
             data.pop("playouts")
         else:
-            for key in ("levels", "move_time", "gnugo"):
+            for key in ("levels", "move_time", "gnugo", "clock"):
                 data.pop(key)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GenerateSettings:
         fields = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in fields}
+        legacy = cls.LEGACY if data.get("engine", cls.engine) == "gnugo" else {}
+        values = {**legacy, **{k: v for k, v in data.items() if k in fields}}
         if "levels" in values:
             values["levels"] = tuple(values["levels"])
         return cls(**values)
@@ -385,6 +395,8 @@ def recipe_command(settings: GenerateSettings, games: int, out_dir: str | os.Pat
             args += ["--move-time", f"{s.move_time:g}"]
         if s.gnugo != GenerateSettings.gnugo:
             args += ["--gnugo", s.gnugo]
+        if s.clock:
+            args.append("--clock")
     return shlex.join(args)
 
 
@@ -439,9 +451,8 @@ def _prepare(settings: GenerateSettings, out_dir: Path) -> dict[str, Any]:
             theirs = recipe["settings"]
         except (ValueError, KeyError, TypeError) as e:
             raise RecipeMismatch(f"{path} is not a corpus recipe ({e})") from None
-        diffs = [
-            f"{key}: {theirs.get(key)!r} there, {value!r} now" for key, value in mine.items() if theirs.get(key) != value
-        ]
+        old = {**(GenerateSettings.LEGACY if theirs.get("engine") == "gnugo" else {}), **theirs}
+        diffs = [f"{key}: {old.get(key)!r} there, {value!r} now" for key, value in mine.items() if old.get(key) != value]
         diffs += [f"{key}: {theirs[key]!r} there, not set now" for key in theirs if key not in mine]
         if diffs:
             raise RecipeMismatch(
@@ -540,7 +551,7 @@ class _GnuGoPlayer:
         by_color = self.engines
         levels = {Color.BLACK: plan.black_level, Color.WHITE: plan.white_level}
         for color, engine in by_color.items():
-            engine.setup(color, size=s.size, komi=s.komi, move_time=s.move_time)
+            engine.setup(color, size=s.size, komi=s.komi, move_time=s.move_time, clock=s.clock)
             engine_seed = derive_seed(plan.seed, 2, int(color))
 
             def configure(gtp: Any, level: int | None = levels[color], seed: int = engine_seed) -> None:

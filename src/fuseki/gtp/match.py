@@ -49,7 +49,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from fuseki.go.coords import CoordinateError, Point
 from fuseki.go.rules import Rules, Scoring
@@ -104,9 +104,12 @@ def settings_diffs(cls: type, theirs: dict[str, Any], mine: dict[str, Any]) -> l
     """``"key: X there, Y now"`` for every setting of a saved run that differs from this run's.
 
     ``cls`` is the settings dataclass: a file written before a setting existed
-    holds that setting's default, so an old folder still resumes.
+    holds that setting's default, so an old folder still resumes. Where the
+    old behaviour differs from today's default, ``cls.LEGACY`` names the value
+    such a file stands for (``clock``: old runs always sent a clock).
     """
     defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    defaults.update(getattr(cls, "LEGACY", {}))
     return [
         f"{key}: {theirs.get(key, defaults.get(key))!r} there, {value!r} now"
         for key, value in mine.items()
@@ -215,6 +218,15 @@ class MatchSettings:
     #: Which stones our own count removes: ``none``, ``playouts`` or ``network`` (:data:`DEAD_STONE_CHOICES`).
     dead_stones: str = "none"
     dead_stones_model: str | None = None  #: ``network`` only: a model file or name; ``None``: the shipped one
+    #: Send ``time_settings 0 T 1`` at the start of each game. Off by default:
+    #: GNU Go with a clock ignores ``--level`` and thinks as long as the clock
+    #: allows (its level-1 moves become its level-10 moves, and vary with the
+    #: machine's load), so a match "against level 1" would be neither level 1
+    #: nor repeatable. ``move_time`` bounds each ``genmove`` either way.
+    clock: bool = False
+
+    #: Match folders written before ``clock`` existed were played with a clock.
+    LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
 
     def __post_init__(self) -> None:
         from fuseki.go.coords import check_size
@@ -262,7 +274,7 @@ class MatchSettings:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchSettings:
         fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in fields})
+        return cls(**{**cls.LEGACY, **{k: v for k, v in data.items() if k in fields}})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -473,15 +485,20 @@ class Engine:
         komi: float,
         move_time: float,
         handicap: int = 0,
+        clock: bool = False,
     ) -> None:
-        """Start a game: board size, empty board, komi, fixed handicap, ``time_settings 0 T 1``.
+        """Start a game: board size, empty board, komi, fixed handicap, and with ``clock`` ``time_settings 0 T 1``.
 
         A failure is a :class:`Forfeit` by ``color``; an engine that does not
-        know ``time_settings`` just ignores the clock.
+        know ``time_settings`` just ignores the clock. Without ``clock`` no time
+        command is sent, so an engine plays at its own fixed strength (see
+        :attr:`MatchSettings.clock` for why that matters with GNU Go).
         """
 
         def setup(gtp: GtpClient) -> None:
             _new_game(gtp, size, komi, handicap)
+            if not clock:
+                return
             try:  # optional: an engine that does not know it just ignores the clock
                 gtp.send(f"time_settings 0 {max(1, math.ceil(move_time))} 1")
             except GtpError:
@@ -878,6 +895,7 @@ class Match:
                     komi=s.komi,
                     move_time=s.move_time,
                     handicap=s.handicap,
+                    clock=s.clock,
                 )
             game = play_gtp_game(
                 by_color,

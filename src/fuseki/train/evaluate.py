@@ -60,7 +60,7 @@ import os
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from fuseki.gtp.match import (
     Engine,
@@ -318,10 +318,17 @@ class GtpAgent:
     self_terminating = True
 
     def __init__(
-        self, command: str, *, label: str = "gtp", move_time: float = 10.0, setup_timeout: float = 30.0
+        self,
+        command: str,
+        *,
+        label: str = "gtp",
+        move_time: float = 10.0,
+        setup_timeout: float = 30.0,
+        clock: bool = False,
     ) -> None:
         self.engine = Engine(label, resolve_command(command), setup_timeout)
         self.move_time = float(move_time)
+        self.clock = clock
         self.label = label
         self._root: GameState | None = None
         self._known: list[Move] = []
@@ -339,7 +346,12 @@ class GtpAgent:
         fresh = restarted or self._root is not line[0] or moves[: len(self._known)] != self._known
         if fresh:
             self.engine.setup(
-                color, size=state.size, komi=state.rules.komi, move_time=self.move_time, handicap=state.handicap
+                color,
+                size=state.size,
+                komi=state.rules.komi,
+                move_time=self.move_time,
+                handicap=state.handicap,
+                clock=self.clock,
             )
             self._root, self._known, self._starts = line[0], [], self.engine.starts
         for parent, move in zip(line[len(self._known) : -1], moves[len(self._known) :], strict=True):
@@ -454,7 +466,9 @@ class EvalSettings:
     ``final_score`` decides (and the same count of ours if it fails).
     ``terminate`` wraps in-process agents that do not end games by themselves
     in :class:`~fuseki.agents.termination.Terminating` (pass back when ahead,
-    resign when hopeless). ``move_time`` bounds a GTP engine's ``genmove``.
+    resign when hopeless). ``move_time`` bounds a GTP engine's ``genmove``;
+    ``clock`` also sends it as ``time_settings 0 T 1`` (off by default: GNU Go
+    with a clock ignores its level, see :attr:`fuseki.gtp.match.MatchSettings.clock`).
     """
 
     agent_a: str
@@ -470,6 +484,10 @@ class EvalSettings:
     move_time: float = 10.0
     dead_stones: str = "playouts"
     dead_stones_model: str | None = None
+    clock: bool = False
+
+    #: Evaluation folders written before ``clock`` existed were played with a clock.
+    LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
 
     def __post_init__(self) -> None:
         from fuseki.go.coords import check_size
@@ -541,15 +559,15 @@ def _side(winner: Color | None, a: Color) -> str | None:
 # ---- a numbered game in a worker ---------------------------------------------------
 
 #: GTP engines and referees of this process, kept between games (starting GNU Go costs time).
-_ENGINES: dict[tuple[str, str, float], GtpAgent] = {}
+_ENGINES: dict[tuple[str, str, float, bool], GtpAgent] = {}
 _REFEREES: dict[str, Referee] = {}
 
 
-def _gtp_agent(side: str, spec: AgentSpec, move_time: float) -> GtpAgent:
-    key = (side, spec.target, move_time)
+def _gtp_agent(side: str, spec: AgentSpec, move_time: float, clock: bool) -> GtpAgent:
+    key = (side, spec.target, move_time, clock)
     agent = _ENGINES.get(key)
     if agent is None:
-        agent = _ENGINES[key] = GtpAgent(spec.target, label=side, move_time=move_time)
+        agent = _ENGINES[key] = GtpAgent(spec.target, label=side, move_time=move_time, clock=clock)
     return agent
 
 
@@ -596,7 +614,7 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
             if settings.terminate and not getattr(agent, "self_terminating", False):
                 agent = Terminating(agent)
         else:
-            agent = _gtp_agent(side, spec, settings.move_time)
+            agent = _gtp_agent(side, spec, settings.move_time, settings.clock)
         agents[color] = agent
         labels[color] = spec.label
     own = settings.own_count(number)
