@@ -93,15 +93,15 @@ def add_clock_argument(parser: argparse.ArgumentParser, who: str = "each GTP eng
     """``--clock``: also send ``time_settings 0 T 1`` (T = ``--move-time``) to ``who`` at the start of each game.
 
     Off by default, because GNU Go with a clock ignores its ``--level``: its
-    level-1 moves become its level-10 moves and vary from run to run with the
-    machine's load (measured in docs/match.md). Engines that need a clock to
-    decide how long to think can ask for it.
+    level-1 moves become its level-10 moves, at ten times the time a move
+    (measured in docs/match.md). Engines that need a clock to decide how long
+    to think can ask for it.
     """
     parser.add_argument(
         "--clock",
         action="store_true",
         help=f"also send --move-time to {who} as time_settings 0 T 1 (off by default: GNU Go with a clock "
-        "ignores its level and plays differently from run to run)",
+        "ignores its --level and plays at its strongest)",
     )
 
 

@@ -5,10 +5,10 @@ The full benchmark (5 s per move against ``--level 10``, 100 games) lives in
 the games short and the result independent of the machine's speed.
 
 The games are the same on every run: our engine has ``--seed 7``, GNU Go has
-``--seed 1`` (without it GNU Go seeds itself from the clock and opens
-differently each game), and the match sends no ``time_settings`` (with a clock
-GNU Go ignores ``--level`` and its moves depend on the machine's load). Before
-both were fixed, this test failed in one of six CI runs.
+``--seed 1`` (without it GNU Go seeds itself from the time of day and opens
+differently each run), and the match sends no ``time_settings`` (with a clock
+GNU Go ignores ``--level`` and plays its level-10 moves). Before both were
+fixed, this test failed in one of six CI runs.
 """
 
 from __future__ import annotations

@@ -220,9 +220,9 @@ class MatchSettings:
     dead_stones_model: str | None = None  #: ``network`` only: a model file or name; ``None``: the shipped one
     #: Send ``time_settings 0 T 1`` at the start of each game. Off by default:
     #: GNU Go with a clock ignores ``--level`` and thinks as long as the clock
-    #: allows (its level-1 moves become its level-10 moves, and vary with the
-    #: machine's load), so a match "against level 1" would be neither level 1
-    #: nor repeatable. ``move_time`` bounds each ``genmove`` either way.
+    #: allows (its level-1 moves become its level-10 moves, docs/match.md), so
+    #: a match "against level 1" would not be one. ``move_time`` bounds each
+    #: ``genmove`` either way.
     clock: bool = False
 
     #: Match folders written before ``clock`` existed were played with a clock.
