@@ -4,9 +4,11 @@
 #
 #   bash scripts/train_policy9.sh [WORK_DIR]     # default runs/policy9; the games go to corpus/gnugo9-1k
 #
-# 1. The first 1,000 games of the 9x9 GNU Go corpus (docs/corpus.md): game n depends on
-#    (seed, n) alone, so --games 1000 makes the same games as the first 1,000 of the
-#    5,000-game corpus. About an hour on 2 cores.
+# 1. 1,000 games of GNU Go against itself (docs/corpus.md), with --clock: the shipped model
+#    was trained on games made when the generator still sent GNU Go a clock, so every game
+#    is GNU Go at its level-10 strength whatever --levels draws (docs/match.md). Game n
+#    depends on (seed, n) alone (two clocked runs of 3 games made the same moves). About
+#    an hour on 2 cores.
 # 2. The book's `simple` encoder (11 planes), a 90/10 split by game (the split hashes each
 #    game's path, so the same split needs the games in the same place).
 # 3. A residual CNN (6 blocks of 64), Adam with a cosine schedule, each position under a
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 W=${1:-runs/policy9}
 FUSEKI=${FUSEKI:-.venv/bin/fuseki}
 $FUSEKI data generate --engine gnugo --games 1000 --size 9 --out corpus/gnugo9-1k --workers 2 \
-    --levels 1-10 --random-opening 6 --komi 7.5 --seed 0
+    --levels 1-10 --random-opening 6 --komi 7.5 --seed 0 --clock
 $FUSEKI data process corpus/gnugo9-1k --encoder simple --size 9 --out "$W/shards" --seed 0
 RESUME=(); [ -f "$W/res6x64/checkpoint.pt" ] && RESUME=(--resume)
 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} $FUSEKI train supervised "$W/shards" --network residual \
