@@ -122,6 +122,24 @@ def test_handicap_game_starts_with_the_bot(client: TestClient) -> None:
     assert [m["color"] for m in game["moves"]] == ["white"] and game["status"] == "your_turn"
 
 
+def _bot_replies(client: TestClient, seed: int, turns: int = 6) -> list[str]:
+    """The bot's replies in a new seeded game where the human plays the first free point of a fixed list."""
+    game = new_game(client, bot_options={"seed": seed})
+    wanted = ["E5", "C3", "G7", "C7", "G3", "E3", "E7", "C5", "G5"]
+    for _ in range(turns):
+        taken = {m["vertex"] for m in game["moves"]}
+        human = next(v for v in wanted if v not in taken)
+        game = client.post(f"/api/games/{game['id']}/moves", json={"vertex": human}).json()
+    return [m["vertex"] for m in game["moves"][1::2]]
+
+
+def test_a_seeded_bot_is_repeatable_whatever_ran_before(client: TestClient) -> None:
+    first = _bot_replies(client, 11)
+    _bot_replies(client, 12)  # another game in the same worker in between
+    assert _bot_replies(client, 11) == first
+    assert len(first) == 6
+
+
 def test_illegal_move_is_refused_with_the_reason(client: TestClient) -> None:
     game = new_game(client)
     gid = game["id"]

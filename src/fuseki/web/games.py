@@ -17,6 +17,7 @@ and the moves, replays them and returns the bot's move as a GTP vertex.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from collections import OrderedDict
 from typing import Any
@@ -423,25 +424,45 @@ _AGENT_CACHE = 4
 
 
 def _agent(bot: str, options: dict[str, Any]) -> Any:
-    from fuseki.agents import make_agent
-    from fuseki.agents.termination import Terminating
-
+    """The bot for ``options``, kept between moves (an MCTS keeps its tree)."""
     key = (bot, tuple(sorted(options.items())))
     agent = _AGENTS.get(key)
     if agent is not None:
         _AGENTS.move_to_end(key)
         return agent
+    agent = _build_agent(bot, options)
+    _AGENTS[key] = agent
+    while len(_AGENTS) > _AGENT_CACHE:
+        _AGENTS.popitem(last=False)
+    return agent
+
+
+def _build_agent(bot: str, options: dict[str, Any]) -> Any:
+    from fuseki.agents import make_agent
+    from fuseki.agents.termination import Terminating
+
     opts = dict(options)
     if bot in ("mcts", "mcts-book"):
         # The think-time cap holds whatever playout count was asked for.
         opts["seconds"] = min(float(opts.get("seconds", MAX_SECONDS)), MAX_SECONDS)
         if "playouts" not in options and "seconds" not in options:
             opts["seconds"] = 1.0
-    agent = Terminating(make_agent(bot, **opts))
-    _AGENTS[key] = agent
-    while len(_AGENTS) > _AGENT_CACHE:
-        _AGENTS.popitem(last=False)
-    return agent
+    return Terminating(make_agent(bot, **opts))
+
+
+def move_seed(seed: int, moves: list[str]) -> int:
+    """The seed of the bot's reply after ``moves`` in a game with ``bot_options.seed``.
+
+    A cached agent's random state would depend on every request the worker
+    served before (other games, undone moves). Seeding each reply from the
+    game's seed and its moves makes a seeded game repeatable: the same moves
+    get the same reply, in any worker, in any order.
+
+    >>> move_seed(3, ["C3", "D4"]) == move_seed(3, ["C3", "D4"]) != move_seed(3, ["C3"])
+    True
+    """
+    digest = hashlib.sha256(f"{seed}|{' '.join(moves)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:
@@ -454,8 +475,12 @@ def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:
     state = replay(settings, moves)
     if not bot_to_move(settings, state):
         raise ValueError("it is not the bot's turn")
-    move = _agent(settings.bot, settings.bot_options).select_move(state)
-    return move.gtp(settings.size)
+    options = settings.bot_options
+    if "seed" in options:  # repeatable: a fresh agent seeded by the position (no tree kept)
+        agent = _build_agent(settings.bot, {**options, "seed": move_seed(options["seed"], moves)})
+    else:
+        agent = _agent(settings.bot, options)
+    return agent.select_move(state).gtp(settings.size)
 
 
 def warm_up() -> None:
