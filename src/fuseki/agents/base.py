@@ -159,3 +159,20 @@ def parse_option(item: str) -> tuple[str, object]:
         except ValueError:
             pass
     return key, text.strip()
+
+
+def board_size_problem(name: str, trained: int | None, size: int) -> str:
+    """``"NAME plays 9x9 only, not 13x13"``, or ``""`` when the bot can play ``size``.
+
+    ``trained`` is the one board size a network bot was trained for (``None``:
+    any size). A network fails on any other board, so the terminal, GTP and
+    the web refuse such a board up front, in these words.
+
+    >>> board_size_problem("policy", 9, 13)
+    'policy plays 9x9 only, not 13x13'
+    >>> board_size_problem("mcts", None, 13)
+    ''
+    """
+    if trained is None or trained == size:
+        return ""
+    return f"{name} plays {trained}x{trained} only, not {size}x{size}"

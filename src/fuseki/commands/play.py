@@ -210,11 +210,12 @@ def default_bot(size: int | None) -> tuple[str, str | None]:
 
 def check_board_size(agent: Agent, size: int) -> None:
     """A bot whose network was trained for one board size (``agent.board_size``) cannot play another."""
+    from fuseki.agents.base import board_size_problem
+
     fixed = getattr(agent, "board_size", None)
-    if fixed is not None and fixed != size:
-        raise UserError(
-            f"--size {size}: {agent.name} plays {fixed}x{fixed} only (its model's board); use --size {fixed}"
-        )
+    problem = board_size_problem(agent.name, fixed, size)
+    if problem:
+        raise UserError(f"--size {size}: {problem} (its model's board); use --size {fixed}")
 
 
 def player_label(color: Color, names: dict[Color, str]) -> str:

@@ -203,10 +203,9 @@ class GtpEngine:
         the engine refuses such a board when it is set, not at the next
         ``genmove``, where the controller would take it for a crash.
         """
-        n = self.fixed_size
-        if n is None or size == n:
-            return ""
-        return f"{getattr(self.agent, 'name', 'the bot')} plays {n}x{n} only, not {size}x{size}"
+        from fuseki.agents.base import board_size_problem
+
+        return board_size_problem(getattr(self.agent, "name", "the bot"), self.fixed_size, size)
 
     # ---- the game ------------------------------------------------------
 

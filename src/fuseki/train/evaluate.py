@@ -294,9 +294,11 @@ def check_spec(spec: AgentSpec, size: int) -> None:
             raise ValueError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
         return
     agent = build_agent(spec, 0)
-    fixed = getattr(agent, "board_size", None)
-    if fixed is not None and fixed != size:
-        raise ValueError(f"agent spec {spec.text!r} plays {fixed}x{fixed} only, not {size}x{size}")
+    from fuseki.agents.base import board_size_problem
+
+    problem = board_size_problem(f"agent spec {spec.text!r}", getattr(agent, "board_size", None), size)
+    if problem:
+        raise ValueError(problem)
 
 
 # ---- GTP engines as agents ---------------------------------------------------------

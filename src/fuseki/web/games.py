@@ -221,6 +221,7 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
 def _check_policy_model(options: dict[str, Any], size: int) -> None:
     """Fill in the shipped policy when no model is named, and refuse a model trained for another board."""
     from fuseki.agents.agent_file import available_models, read_agent_info
+    from fuseki.agents.base import board_size_problem
     from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_installed
 
     if "model" not in options:
@@ -232,8 +233,9 @@ def _check_policy_model(options: dict[str, Any], size: int) -> None:
         trained = read_agent_info(options["model"]).board_size
     except ValueError as e:
         raise SettingsError(f"model {options['model']!r}: {e}") from None
-    if trained != size:
-        raise SettingsError(f"model {options['model']!r} plays {trained}x{trained} only, not {size}x{size}")
+    problem = board_size_problem(f"model {options['model']!r}", trained, size)
+    if problem:
+        raise SettingsError(problem)
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
