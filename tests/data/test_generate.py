@@ -195,6 +195,25 @@ def test_mcts_selfplay_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["reused"] == 1
 
 
+def test_a_killed_run_leaves_its_time_in_the_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fuseki.data.generate.RUN_SAVE_SECONDS", 0.0)
+    settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)
+    out = tmp_path / "corpus"
+
+    def killed(line: str) -> None:
+        if line.startswith("game "):
+            raise KeyboardInterrupt  # killed after its first game
+
+    with pytest.raises(KeyboardInterrupt):
+        generate(settings, out, 2, progress=killed)
+    runs = json.loads((out / "recipe.json").read_text())["runs"]
+    assert [(r["played"], r["finished"]) for r in runs] == [(1, False)] and runs[0]["seconds"] > 0
+    generate(settings, out, 2)
+    runs = json.loads((out / "recipe.json").read_text())["runs"]
+    assert [(r["played"], r["finished"]) for r in runs] == [(1, False), (1, True)]
+    assert runs[0]["id"] != runs[1]["id"]
+
+
 def test_cli_user_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["data", "generate", "--games", "1", "--out", str(tmp_path / "x")]
     assert main([*base, "--engine", "mcts", "--levels", "1-3"]) == 2

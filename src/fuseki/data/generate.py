@@ -46,6 +46,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import random
+import secrets
 import shlex
 import subprocess
 import time
@@ -702,10 +703,15 @@ def generate(
         say(f"{len(done)} of {games} games are already in {out}; playing the other {len(todo)}")
     t0 = time.monotonic()
     played = 0
+    run = {"id": secrets.token_hex(6), "started": started_at, "games": games, "workers": workers}
+    saved = t0
     for game in _run(settings, out, todo, workers):
         done[game.number] = game
         played += 1
         elapsed = time.monotonic() - t0
+        if time.monotonic() - saved >= RUN_SAVE_SECONDS:  # a killed run still leaves its time behind
+            _record_run(settings, out, run, played, sum(not g.ok for g in done.values()), elapsed, finished=False)
+            saved = time.monotonic()
         rate = 60.0 * played / elapsed if elapsed > 0 else 0.0
         eta = (len(todo) - played) / rate if rate > 0 else 0.0
         what = f"{game.result} in {game.moves} moves" if game.ok else f"FAILED ({game.error})"
@@ -714,22 +720,42 @@ def generate(
             f" | {played}/{len(todo)} done, {rate:.2f} games/min, about {eta:.0f} min left"
         )
     summary = GenerateSummary(str(out), tuple(done[n] for n in sorted(done)), time.monotonic() - t0)
-    j = summary.to_json()
-    recipe = _prepare(settings, out)  # another run may have added to it meanwhile
-    recipe.setdefault("runs", []).append(
-        {
-            "started": started_at,
-            "games": games,
-            "workers": workers,
-            "played": j["played"],
-            "failed": j["failed"],
-            "seconds": j["seconds"],
-            "games_per_minute": j["games_per_minute"],
-            "host_cpus": os.cpu_count(),
-        }
-    )
-    _write_json(out / RECIPE_FILE, recipe)
+    _record_run(settings, out, run, summary.played, summary.failed, summary.seconds, finished=True)
     return summary
+
+
+#: How often a run writes its progress (games, seconds) into ``recipe.json``.
+RUN_SAVE_SECONDS = 60.0
+
+
+def _record_run(
+    settings: GenerateSettings,
+    out: Path,
+    run: dict[str, Any],
+    played: int,
+    failed: int,
+    seconds: float,
+    *,
+    finished: bool,
+) -> None:
+    """Write this run's entry into ``recipe.json`` (replacing its earlier entry).
+
+    Called once a minute and at the end, so the time a corpus took adds up
+    over runs that were killed (``finished: false``) as well as finished ones.
+    """
+    recipe = _prepare(settings, out)  # another run may have added to it meanwhile
+    entry = {
+        **run,
+        "played": played,
+        "failed": failed,
+        "seconds": round(seconds, 3),
+        "games_per_minute": round(60.0 * played / seconds, 3) if played and seconds > 0 else None,
+        "host_cpus": os.cpu_count(),
+        "finished": finished,
+    }
+    runs = [r for r in recipe.get("runs", []) if r.get("id") != run["id"]]
+    recipe["runs"] = [*runs, entry]
+    _write_json(out / RECIPE_FILE, recipe)
 
 
 def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Iterator[GameDone]:
