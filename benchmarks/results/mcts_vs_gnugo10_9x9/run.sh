@@ -25,5 +25,5 @@ export PYTHONPATH=$WT/src
 echo "$COMMIT $(date -u +%FT%TZ) shard $SHARD" >> "$OUT/runs.txt"
 .venv/bin/fuseki match \
     "$ROOT/.venv/bin/python -m fuseki gtp --bot mcts --seconds 5 --log $OUT/mcts_moves.jsonl" \
-    "gnugo --mode gtp --level 10" \
+    "gnugo --mode gtp --level 10 --positional-superko" \
     --size 9 --komi 7.5 --games "${GAMES:-50}" --move-time 30 --sgf-dir "$OUT" --json
