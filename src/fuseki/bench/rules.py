@@ -8,6 +8,9 @@ at ``2 * size * size`` plies, whichever comes first. The contenders:
 ``api``            ``GameState`` in a Python loop: ``legal_points()``, pick
                    one, ``play(index)``; rules ``"gnugo"`` (simple ko, no
                    suicide), the legality that OpenSpiel uses
+``api_held``       the ``api`` loop holding the list of legal points (a view of
+                   the state's buffer) across ``play``, which then copies the
+                   buffer instead of taking it over (``fuseki.go.state``)
 ``api_superko``    the same loop under ``"chinese"`` (positional superko),
                    what users get from a superko rule set
 ``kernel``         whole games inside one kernel call:
@@ -63,12 +66,13 @@ from fuseki.go import kernels as K
 #: deadline; a slow one stops at the deadline in mid-game (``finished`` False).
 GameFn = Callable[[float], tuple[int, bool, Any]]
 
-CONTENDERS = ("api", "api_superko", "kernel", "openspiel", "dlgo")
+CONTENDERS = ("api", "api_held", "api_superko", "kernel", "openspiel", "dlgo")
 PEERS = ("openspiel", "dlgo")
 
 #: The ko and suicide rules each contender plays under (also in the JSON).
 RULES_TEXT = {
     "api": "gnugo preset: simple ko, no suicide",
+    "api_held": "gnugo preset: simple ko, no suicide",
     "api_superko": "chinese preset: positional superko, no suicide",
     "kernel": "simple ko, no suicide",
     "openspiel": "simple ko, no suicide; a repeated position ends the game as a draw",
@@ -77,6 +81,7 @@ RULES_TEXT = {
 
 LABELS = {
     "api": "fuseki API",
+    "api_held": "fuseki API, list held",
     "api_superko": "fuseki API, superko",
     "kernel": "fuseki kernel",
     "openspiel": "OpenSpiel",
@@ -130,8 +135,15 @@ class Stint(common.Rates):
 # ---- the contenders -----------------------------------------------------
 
 
-def api_game(size: int, rules: str, rand: Callable[[], float]) -> GameFn:
-    """Random games through the public API: ``legal_points()`` then ``play(index)``."""
+def api_game(size: int, rules: str, rand: Callable[[], float], hold: bool = False) -> GameFn:
+    """Random games through the public API: ``legal_points()`` then ``play(index)``.
+
+    The list of legal points is a view of the state's buffer. By default the
+    loop lets go of it before ``play``, so the child takes the buffer over;
+    with ``hold`` it keeps the list across ``play``, which makes ``play`` copy
+    the buffer (fuseki.go.state, ``GameState.__slots__``): the ``api_held``
+    contender.
+    """
     new = GameState.new
     cap = 2 * size * size
 
@@ -141,10 +153,21 @@ def api_game(size: int, rules: str, rand: Callable[[], float]) -> GameFn:
             if s.is_over():
                 return n, True, s
             pts = s.legal_points()
+            p = pts.item(int(rand() * len(pts)))
+            pts = None  # let go of the view: nothing else holds the buffer
+            s = s.play(p)
+        return cap, True, s
+
+    def game_held(deadline: float) -> tuple[int, bool, GameState]:
+        s = new(size, rules)
+        for n in range(cap):
+            if s.is_over():
+                return n, True, s
+            pts = s.legal_points()
             s = s.play(pts.item(int(rand() * len(pts))))
         return cap, True, s
 
-    return game
+    return game_held if hold else game
 
 
 def kernel_game(size: int) -> GameFn:
@@ -227,8 +250,8 @@ def make_contenders(config: Config) -> tuple[list[Contender], dict[str, str]]:
     def rng(offset: int) -> Callable[[], float]:
         return random.Random(seed * 1000 + offset).random
 
-    for i, (name, rules) in enumerate((("api", "gnugo"), ("api_superko", "chinese"))):
-        g = api_game(size, rules, rng(i))
+    for i, (name, rules, hold) in enumerate((("api", "gnugo", False), ("api_superko", "chinese", False), ("api_held", "gnugo", True))):
+        g = api_game(size, rules, rng(i), hold=hold)
         out.append(Contender(name, g, lambda g=g: g(math.inf)))
     K.seed_kernels(seed)
     kg = kernel_game(size)
@@ -653,6 +676,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
     ratios = {
         "api_vs_openspiel": _ratio(rates["api"], os_rate),
         "api_superko_vs_openspiel": _ratio(rates["api_superko"], os_rate),
+        "api_held_vs_openspiel": _ratio(rates.get("api_held"), os_rate),
         "kernel_vs_openspiel": _ratio(rates["kernel"], os_rate),
         "api_vs_dlgo": _ratio(rates["api"], dl_rate),
         "api_superko_vs_dlgo": _ratio(rates["api_superko"], dl_rate),
@@ -686,6 +710,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
         "plies_per_game": per_game["api"],
         "peers": {p: rates.get(p) for p in PEERS},
         "api_superko_plies_per_s": rates["api_superko"],
+        "api_held_plies_per_s": rates.get("api_held"),
         "ratios": ratios,
         "targets": targets,
         "cpu_plies_per_s": cpu_rates,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -216,9 +217,22 @@ class GameState:
 
     # Few slots, and the per-game constants in one shared object: ``play`` sets
     # each slot once per move, and that cost is part of every move.
-    __slots__ = ("_buf", "_g", "parent", "_hist", "_hlen", "_over")
+    #
+    # The buffer (``_b``) is handed down, not copied, when nothing else holds
+    # it: a child takes its parent's buffer and plays its move in place, and
+    # the parent, which the caller rarely looks at again, restores its own when
+    # it is asked (:meth:`_restore`: a copy of the nearest ancestor that kept
+    # one, and the moves since). A state keeps its buffer (``_keep``) when it is
+    # a root, every SNAPSHOT-th move, and once it has been restored, so a
+    # restore replays fewer than SNAPSHOT moves and a state that is played from
+    # twice (a search trying moves) copies from then on. A buffer that anything
+    # else refers to (a view from ``legal_points``, a caller holding
+    # ``_buf``) is copied, never taken: its reference count says so. Copying a
+    # 9x9 buffer (5 KB) was a third of the time of a move through this API.
+    # Not for two threads playing from one state at the same time.
+    __slots__ = ("_b", "_g", "parent", "_hist", "_hlen", "_over", "_move", "_keep")
 
-    _buf: np.ndarray
+    _b: np.ndarray | None
     _g: "_Game"
     parent: "GameState | None"
 
@@ -227,7 +241,9 @@ class GameState:
     @classmethod
     def _make(cls, buf: np.ndarray, rules: Rules, handicap: int) -> "GameState":
         s = cls.__new__(cls)
-        s._buf = buf
+        s._b = buf
+        s._keep = True
+        s._move = -1
         s._g = _Game(rules, int(buf[K.M_N]), handicap)
         s.parent = None
         s._over = 0
@@ -237,6 +253,30 @@ class GameState:
             s._hist = _History([s._key_for(K.board_hash(buf), int(buf[K.M_TOMOVE]))])
             s._hlen = 1
         return s
+
+    @property
+    def _buf(self) -> np.ndarray:
+        """The position's buffer, restored first if a child took it."""
+        buf = self._b
+        return buf if buf is not None else self._restore()
+
+    def _restore(self) -> np.ndarray:
+        """Rebuild the buffer a child took: copy the nearest ancestor's and replay the moves since.
+
+        Those moves were legal when they were played, so they are legal
+        again. From now on this state keeps its buffer.
+        """
+        moves = []
+        s = self
+        while s._b is None:
+            moves.append(s._move)
+            s = s.parent  # type: ignore[assignment]  # a root always keeps its buffer
+        buf = s._b.copy()
+        for p in reversed(moves):
+            _kplay(buf, p)
+        self._b = buf
+        self._keep = True
+        return buf
 
     @property
     def rules(self) -> Rules:
@@ -428,18 +468,28 @@ class GameState:
         if self._over:
             raise IllegalMoveError("game over", move, "the game is over")
         g = self._g
-        buf = self._buf.copy()
+        buf = self._b
+        if buf is None:
+            buf = self._restore()
+        if self._keep or _refcount(buf) > _UNSHARED:
+            buf = buf.copy()
+        else:
+            self._b = None  # the child takes the buffer (see __slots__)
         h = _kplay(buf, p)  # validates p too: off-board indices come back as an error
         if h < 0:
+            if self._b is None:
+                self._b = buf  # an error leaves the buffer unchanged: give it back
             if p == -1:
                 return self._resign()
             if not 0 <= p <= g.n2:
                 raise IllegalMoveError("off board", move, f"move index {p} is off the {g.size}x{g.size} board")
             raise IllegalMoveError(_REASONS[h], _describe(move, g.size))
         new = _new_state(GameState)
-        new._buf = buf
+        new._b = buf
         new._g = g
         new.parent = self
+        new._move = p
+        new._keep = buf.item(9) % SNAPSHOT == 0  # 9 is M_MOVENUM
         new._over = h >> 62  # kernels.OVER_BIT: the second pass in a row
         hist = self._hist
         if hist is None:
@@ -456,8 +506,10 @@ class GameState:
 
     def _resign(self) -> "GameState":
         new = _new_state(GameState)
-        new._buf = self._buf.copy()
-        new._buf[K.M_LAST] = -1
+        new._b = self._buf.copy()
+        new._b[K.M_LAST] = -1
+        new._keep = True
+        new._move = -1
         new._g = self._g
         new.parent = self
         new._hist, new._hlen = self._hist, self._hlen
@@ -509,10 +561,14 @@ class GameState:
 
         Empty once the game is over. The order of the points is unspecified. The
         array may be a view of the state's own data: copy it before changing it.
+        (While the view lives, a child copies the buffer instead of taking it
+        over, so the view never changes: see ``__slots__``.)
         """
         if self._over:
             return np.empty(0, dtype=np.int32)
-        buf = self._buf
+        buf = self._b
+        if buf is None:
+            buf = self._restore()
         start = self._g.legal_start
         # A view of the list that the play kernel keeps (slot 13 is M_NLEGAL).
         # Marking it read-only would cost a fifth of a move, so it is not.
@@ -783,6 +839,12 @@ tune_malloc()  # see fuseki.go._malloc: states are freed a game at a time
 
 _new_state = object.__new__
 _kplay = K.play
+#: Every SNAPSHOT-th move a state keeps its own buffer (see ``GameState.__slots__``).
+SNAPSHOT = 8
+_refcount = sys.getrefcount
+#: ``sys.getrefcount`` of a buffer in ``play`` that only its state refers to:
+#: the state's slot, ``play``'s local name and the call's own argument.
+_UNSHARED = 3
 _I32 = np.int32
 _I64 = np.int64
 
