@@ -709,7 +709,7 @@ class GameState:
             raise ValueError("the root state was not reached by a move")
         if self._over > 1:
             return Move.resign()
-        v = int(self._buf[K.M_LAST])
+        v = self._move  # what M_LAST holds, without restoring a buffer a child took
         if v == self.size * self.size:
             return Move.pass_turn()
         return Move.play(Point(v // self.size, v % self.size))
@@ -840,7 +840,7 @@ tune_malloc()  # see fuseki.go._malloc: states are freed a game at a time
 _new_state = object.__new__
 _kplay = K.play
 #: Every SNAPSHOT-th move a state keeps its own buffer (see ``GameState.__slots__``).
-SNAPSHOT = 8
+SNAPSHOT = 16
 _refcount = sys.getrefcount
 #: ``sys.getrefcount`` of a buffer in ``play`` that only its state refers to:
 #: the state's slot, ``play``'s local name and the call's own argument.
