@@ -240,7 +240,7 @@ def plot_book_curves(path: str | os.PathLike[str], results: Sequence[dict[str, A
     ax.set_ylabel("test top-1 accuracy (%)")
     ax.set_title("Move prediction on held-out games (dotted: the book's test figures)")
     ax.grid(alpha=0.3)
-    if results:
+    if ax.get_legend_handles_labels()[0]:  # rows with no test figure yet draw no curve
         ax.legend(fontsize=8)
     fig.tight_layout()
     import io
