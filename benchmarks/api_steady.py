@@ -121,9 +121,9 @@ def main() -> int:
     }
     print(json.dumps(result))
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        from fuseki.data.atomic import write_json_atomic
+
+        write_json_atomic(args.out, result)
     return 0
 
 

@@ -19,7 +19,6 @@ its level-10 moves whatever ``--level`` says.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import shlex
 import shutil
@@ -91,6 +90,8 @@ def main() -> int:
                 flush=True,
             )
     if args.out:
+        from fuseki.data.atomic import write_json_atomic
+
         result = {
             "command": shlex.join([sys.executable.rsplit("/", 1)[-1], *sys.argv]),
             "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
@@ -99,9 +100,7 @@ def main() -> int:
             "seed": args.seed,
             "rows": rows,
         }
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        write_json_atomic(args.out, result)
     return 0
 
 

@@ -262,10 +262,14 @@ class GenerateSettings:
         return data
 
     @classmethod
+    def with_legacy(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """A recipe's stored settings, plus the values a GNU Go recipe stands for where it predates a setting."""
+        return {**(cls.LEGACY if data.get("engine", cls.engine) == "gnugo" else {}), **data}
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GenerateSettings:
         fields = {f.name for f in dataclasses.fields(cls)}
-        legacy = cls.LEGACY if data.get("engine", cls.engine) == "gnugo" else {}
-        values = {**legacy, **{k: v for k, v in data.items() if k in fields}}
+        values = {k: v for k, v in cls.with_legacy(data).items() if k in fields}
         if "levels" in values:
             values["levels"] = tuple(values["levels"])
         return cls(**values)
@@ -452,7 +456,7 @@ def _prepare(settings: GenerateSettings, out_dir: Path) -> dict[str, Any]:
             theirs = recipe["settings"]
         except (ValueError, KeyError, TypeError) as e:
             raise RecipeMismatch(f"{path} is not a corpus recipe ({e})") from None
-        old = {**(GenerateSettings.LEGACY if theirs.get("engine") == "gnugo" else {}), **theirs}
+        old = GenerateSettings.with_legacy(theirs)
         diffs = [f"{key}: {old.get(key)!r} there, {value!r} now" for key, value in mine.items() if old.get(key) != value]
         diffs += [f"{key}: {theirs[key]!r} there, not set now" for key in theirs if key not in mine]
         if diffs:
