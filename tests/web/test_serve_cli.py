@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -59,6 +60,33 @@ def test_serve_answers_and_stops(tmp_path: Path) -> None:
         code, err = stop(proc)
     assert code == 0, err
     assert "Traceback" not in err and "stopped" in err
+
+
+def test_serve_stops_at_once_while_a_bot_is_thinking(tmp_path: Path) -> None:
+    """Ctrl-C during a 10-second bot move: the worker is terminated, not waited for, and exit is clean."""
+    proc, url = start_server(tmp_path / "web.sqlite")
+    answers: list[object] = []
+
+    def ask() -> None:
+        try:
+            with httpx.Client(base_url=url, timeout=60) as client:
+                answers.append(client.post("/api/games", json={
+                    "size": 9, "human": "white", "bot": "mcts",
+                    "bot_options": {"seconds": 10, "playouts": 200_000}}).status_code)
+        except httpx.HTTPError as e:
+            answers.append(e)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    time.sleep(3)  # the worker is warm and thinking
+    started = time.monotonic()
+    code, err = stop(proc)
+    took = time.monotonic() - started
+    asker.join(30)
+    assert code == 0, err
+    assert "Traceback" not in err and "stopped" in err, err
+    assert took < 6, f"stopping took {took:.1f} s: it waited for the bot's move"
+    assert answers and answers[0] != 201  # the move was abandoned, not answered
 
 
 def test_serve_stops_on_sigterm_and_keeps_the_game(tmp_path: Path) -> None:

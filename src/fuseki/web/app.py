@@ -73,8 +73,11 @@ class Workers:
         self.n = n
         self.kind = kind
         self._pool: concurrent.futures.Executor | None = None
+        self.closed = False
 
     def pool(self) -> concurrent.futures.Executor:
+        if self.closed:
+            raise HTTPException(503, "the server is stopping")
         if self._pool is None:
             if self.kind == "process":
                 self._pool = concurrent.futures.ProcessPoolExecutor(
@@ -96,6 +99,8 @@ class Workers:
         try:
             return await loop.run_in_executor(self.pool(), fn, *args)
         except BrokenProcessPool:
+            if self.closed:  # close() terminated the worker
+                raise HTTPException(503, "the server is stopping") from None
             self.shutdown()
             raise HTTPException(503, "a worker process died; try again") from None
         except HTTPException:
@@ -104,9 +109,35 @@ class Workers:
             raise HTTPException(500, f"{getattr(fn, '__name__', 'worker')} failed: {type(e).__name__}: {e}") from None
 
     def shutdown(self) -> None:
+        """Drop a broken pool at once; the next request starts a new one."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+    def close(self) -> None:
+        """Stop the pool for good when the server stops, without waiting for a long bot move.
+
+        Queued work is cancelled and running worker processes are terminated
+        (a move in progress is lost, the game itself is in SQLite), so a
+        request waiting for one ends at once with a 503. ``fuseki serve``
+        calls this as soon as it is told to stop, before uvicorn waits for
+        the requests in progress. Then the pool is joined. Joining matters: a process pool left to stop in the
+        background races CPython 3.11's exit hook, which writes to the pool's
+        wake-up pipe while the pool's thread closes it ("OSError: Bad file
+        descriptor" at exit).
+        """
+        self.closed = True
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+            # No public way to stop a running task: terminate the workers
+            # (taken first, because shutdown forgets them).
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def create_app(
@@ -133,7 +164,7 @@ def create_app(
         yield
         for task in list(thinking.values()):
             task.cancel()
-        pool.shutdown()
+        pool.close()
         store.close()
 
     app = FastAPI(title="fuseki", lifespan=lifespan)
