@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,8 +21,10 @@ from fuseki.data.processor import (
     ProcessError,
     SkipGame,
     encode_game,
+    game_fingerprint,
     load_manifest,
     process_games,
+    read_game,
     verify_shard,
 )
 from fuseki.data.sampler import Split
@@ -263,3 +266,58 @@ def test_cli_json_summary_is_the_last_line(corpus, tmp_path, capsys):
     assert main(["data", "process", str(corpus), "--encoder", "oneplane", "--size", "9", "--out", str(out),
                  "--games", "8", "--workers", "1"]) == 0
     assert "kept from an earlier run" in capsys.readouterr().out
+
+
+def _copy_with_other_headers(src: Path, dst: Path) -> None:
+    """The same game under another name, komi, player and comment: only the moves agree."""
+    text = src.read_bytes().decode()
+    root_end = text.index(";", text.index(";") + 1)  # the second node starts the moves
+    headers = "PB[somebody]PW[somebody else]KM[0.5]C[the same game, filed again]"
+    dst.write_bytes((re.sub(r"KM\[[^]]*\]", "", text[:root_end]) + headers + text[root_end:]).encode())
+
+
+def test_fingerprint_is_the_moves_and_setup_only(tmp_path):
+    a = random_game(9, 5, 20)
+    (tmp_path / "a.sgf").write_bytes(game_to_sgf(a))
+    _copy_with_other_headers(tmp_path / "a.sgf", tmp_path / "a2.sgf")
+    first = game_fingerprint(read_game((tmp_path / "a.sgf").read_bytes()))
+    assert game_fingerprint(read_game((tmp_path / "a2.sgf").read_bytes())) == first
+    b = random_game(9, 5, 19).play(Move.pass_turn())  # the same 19 moves, then something else
+    assert game_fingerprint(read_sgf(game_to_sgf(b))) != first
+    handicap = GameState.new(9, "chinese", handicap=2).play(Point(4, 4))
+    no_handicap = GameState.new(9, "chinese").play(Point(4, 4))
+    assert game_fingerprint(read_sgf(game_to_sgf(handicap))) != game_fingerprint(read_sgf(game_to_sgf(no_handicap)))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_doubles_of_test_games_are_left_out_of_training(tmp_path, workers):
+    games = tmp_path / "games"
+    paths = write_games(games, 6, size=9, seed=7, moves=15)
+    _copy_with_other_headers(paths[0], games / "copy-of-0.sgf")  # a double of the test game
+    _copy_with_other_headers(paths[1], games / "copy-of-1.sgf")  # a double of a train game: kept
+    test_id = str(paths[0].resolve())
+    out = tmp_path / "out"
+    summary = process_games(
+        [games], out, encoder="oneplane", size=9, test_games=[test_id], workers=workers, shard_games=3
+    )
+    manifest = load_manifest(out)
+    assert manifest["test_doubles"].startswith("left out of training")
+    assert summary["skipped_by_kind"] == {"test_double": 1}
+    (skip,) = manifest["skipped"]
+    assert skip["game"] == str((games / "copy-of-0.sgf").resolve())
+    assert skip["reason"] == f"the same moves as test game {test_id}"
+    assert summary["test_games"] == 1 and summary["train_games"] == 6  # 5 + the train game's double
+    # Every train game's fingerprint differs from the test game's, and it is recorded.
+    train = [g for e in manifest["shards"] if e["split"] == "train" for g in json.loads((out / e["files"]["games"]["name"]).read_text())["games"]]
+    test_print = game_fingerprint(read_game(paths[0].read_bytes()))
+    assert len(train) == 6 and all(g["moves_sha256"] != test_print for g in train)
+
+
+def test_a_folder_made_before_test_doubles_were_left_out_is_refused(corpus, tmp_path):
+    out = tmp_path / "out"
+    process_games([corpus], out, encoder="oneplane", size=9, test_fraction=0.3, seed=2, shard_games=4)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["test_doubles"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ProcessError, match="test doubles differs"):
+        process_games([corpus], out, encoder="oneplane", size=9, test_fraction=0.3, seed=2, shard_games=4)

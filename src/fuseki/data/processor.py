@@ -67,7 +67,7 @@ import pickle
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +85,17 @@ __all__ = [
     "ProcessError",
     "ShardPlan",
     "SkipGame",
+    "TEST_DOUBLES",
     "encode_game",
+    "encode_record",
     "encode_shard",
-    "register_test_encoder",
+    "fingerprint_test_games",
+    "game_fingerprint",
     "load_manifest",
     "plan_shards",
     "process_games",
+    "read_game",
+    "register_test_encoder",
     "sha256_file",
     "verify_shard",
 ]
@@ -104,7 +109,7 @@ FEATURE_DTYPE = np.uint8
 LABEL_DTYPE = np.int16
 
 #: What :func:`encode_game` says about a game it cannot use.
-SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size")
+SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size", "test_double")
 
 
 class ProcessError(ValueError):
@@ -164,6 +169,38 @@ def random_opening_moves(comment: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def read_game(data: bytes) -> Any:
+    """The :class:`~fuseki.go.sgf.GameRecord` of an SGF file; :class:`SkipGame` if it is malformed."""
+    from fuseki.go.sgf import SgfError, read_sgf
+
+    try:
+        return read_sgf(data)
+    except SgfError as e:
+        raise SkipGame("bad_sgf", str(e)) from None
+
+
+def game_fingerprint(record: Any) -> str:
+    """SHA-256 of what a game teaches: board size, setup stones and the moves, nothing else.
+
+    Two files of the same game (another name, date, comment, komi or result)
+    have the same fingerprint. The processor uses it to keep the doubles of
+    test games out of training: a generated corpus repeats games (GNU Go is
+    nearly deterministic at a given level; 70 of the first 2,781 games of
+    the 9×9 corpus repeat an earlier one), and a KGS archive can list a game twice.
+    """
+    from fuseki.go.coords import to_gtp
+
+    size = record.size
+    parts = [
+        f"SZ{size}",
+        "AB" + ",".join(sorted(to_gtp(pt, size) for pt in record.setup_black)),
+        "AW" + ",".join(sorted(to_gtp(pt, size) for pt in record.setup_white)),
+        "AE" + ",".join(sorted(to_gtp(pt, size) for pt in record.setup_empty)),
+        *(f"{color.letter}{move.gtp(size)}" for color, move in record.moves),
+    ]
+    return hashlib.sha256(";".join(parts).encode("ascii")).hexdigest()
+
+
 def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
     """The positions of one SGF game: ``(features uint8 (n, *encoder.shape), labels int16 (n,))``.
 
@@ -176,13 +213,14 @@ def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.nd
     so they are no examples to learn from. Raises :class:`SkipGame` for a game
     that cannot be used.
     """
-    from fuseki.go.sgf import SgfError, read_sgf
+    return encode_record(read_game(data), encoder, size)
+
+
+def encode_record(record: Any, encoder: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode_game` for a game already read."""
+    from fuseki.go.sgf import SgfError
     from fuseki.go.state import IllegalMoveError
 
-    try:
-        record = read_sgf(data)
-    except SgfError as e:
-        raise SkipGame("bad_sgf", str(e)) from None
     if record.size != size:
         raise SkipGame("board_size", f"board size {record.size}, expected {size}")
     n_points = size * size
@@ -227,6 +265,8 @@ def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.nd
 # ---- one shard (runs in a worker process) ---------------------------------------
 
 _ENCODERS: dict[tuple[str, int], Any] = {}
+#: In a worker: fingerprint -> id of the test game, for the train shards (see :func:`_init_worker`).
+_TEST_FINGERPRINTS: dict[str, str] = {}
 
 
 def _encoder(name: str, size: int) -> Any:
@@ -238,12 +278,17 @@ def _encoder(name: str, size: int) -> Any:
     return _ENCODERS[key]
 
 
-def _init_worker(name: str, size: int, encoder: Any, modules: Sequence[str]) -> None:
-    """Give a spawned worker (which starts bare) the encoder: the parent's own
-    object when it pickles, else the modules that register it by name."""
+def _init_worker(
+    name: str, size: int, encoder: Any, modules: Sequence[str], test_fingerprints: dict[str, str]
+) -> None:
+    """Give a spawned worker (which starts bare) the test games' fingerprints and
+    the encoder: the parent's own object when it pickles, else the modules that
+    register it by name."""
     from fuseki.workers import exit_with_parent
 
     exit_with_parent()
+    _TEST_FINGERPRINTS.clear()
+    _TEST_FINGERPRINTS.update(test_fingerprints)
     if encoder is not None:
         _ENCODERS[(name, size)] = encoder
         return
@@ -265,22 +310,39 @@ def _file_entry(name: str, data: bytes) -> dict[str, Any]:
 
 
 def encode_shard(
-    out_dir: str, encoder_name: str, size: int, plan: ShardPlan, games: Sequence[tuple[str, bytes]]
+    out_dir: str,
+    encoder_name: str,
+    size: int,
+    plan: ShardPlan,
+    games: Sequence[tuple[str, bytes]],
+    test_fingerprints: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Encode one shard's games, write its three files atomically, return its manifest entry."""
+    """Encode one shard's games, write its three files atomically, return its manifest entry.
+
+    In a train shard, a game whose :func:`game_fingerprint` is in
+    ``test_fingerprints`` (fingerprint -> test game id) is skipped as a
+    ``test_double``: the same game must not be both trained and tested on.
+    """
     encoder = _encoder(encoder_name, size)
+    doubles = test_fingerprints if plan.split == "train" and test_fingerprints else {}
     feature_parts, label_parts, kept, skipped = [], [], [], []
     first = 0
     for game_id, data in games:
         digest = hashlib.sha256(data).hexdigest()
         try:
-            features, labels = encode_game(data, encoder, size)
+            record = read_game(data)
+            fingerprint = game_fingerprint(record)
+            if fingerprint in doubles:
+                raise SkipGame("test_double", f"the same moves as test game {doubles[fingerprint]}")
+            features, labels = encode_record(record, encoder, size)
         except SkipGame as e:
             skipped.append({"game": game_id, "kind": e.kind, "reason": e.reason, "sha256": digest})
             continue
         feature_parts.append(features)
         label_parts.append(labels)
-        kept.append({"game": game_id, "sha256": digest, "first": first, "positions": len(labels)})
+        kept.append(
+            {"game": game_id, "sha256": digest, "moves_sha256": fingerprint, "first": first, "positions": len(labels)}
+        )
         first += len(labels)
     features = (
         np.concatenate(feature_parts) if feature_parts else np.empty((0, *encoder.shape), dtype=FEATURE_DTYPE)
@@ -318,7 +380,7 @@ def encode_shard(
 
 
 def _encode_shard_job(job: tuple[str, str, int, ShardPlan, list[tuple[str, bytes]]]) -> dict[str, Any]:
-    return encode_shard(*job)
+    return encode_shard(*job, test_fingerprints=_TEST_FINGERPRINTS)
 
 
 # ---- manifest ----------------------------------------------------------------
@@ -357,7 +419,18 @@ def load_manifest(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 #: Manifest fields that must match for a run to resume in a folder.
-_PLAN_KEYS = ("format", "version", "encoder", "board_size", "feature_shape", "shard_games", "split_sha256")
+_PLAN_KEYS = (
+    "format",
+    "version",
+    "encoder",
+    "board_size",
+    "feature_shape",
+    "shard_games",
+    "split_sha256",
+    "test_doubles",
+)
+#: The manifest's ``test_doubles``: what happens to a train game that is a test game again.
+TEST_DOUBLES = "left out of training (same size, setup stones and moves as a test game)"
 
 
 def _manifest(header: dict[str, Any], plans: list[ShardPlan], done: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -464,6 +537,7 @@ def process_games(
         "split_file": SPLIT_FILE,
         "split_sha256": hashlib.sha256(split_bytes).hexdigest(),
         "split_games": {"train": len(split.train), "test": len(split.test)},
+        "test_doubles": TEST_DOUBLES,
     }
     with _Lock(out):
         done, redo = _resume(out, header, plans, verify)
@@ -474,7 +548,8 @@ def process_games(
         write_json_atomic(out / MANIFEST, _manifest(header, plans, done))
         todo = [p for p in plans if p.name not in done]
         workers = max(1, min(workers, len(todo)))  # a worker with no shard would only cost its start-up
-        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, on_shard)
+        fingerprints = fingerprint_test_games(split.test) if any(p.split == "train" for p in todo) else {}
+        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, on_shard, fingerprints)
     wall = time.perf_counter() - t0
     manifest = _manifest(header, plans, done)
     positions = manifest["totals"]["train"]["positions"] + manifest["totals"]["test"]["positions"]
@@ -530,6 +605,18 @@ def _resume(
     return done, redo
 
 
+def fingerprint_test_games(test_ids: Sequence[str]) -> dict[str, str]:
+    """Fingerprint -> id (the first in drawing order) of each readable test game."""
+    found: dict[str, str] = {}
+    with GameReader(test_ids) as reader:
+        for game_id in test_ids:
+            try:
+                found.setdefault(game_fingerprint(read_game(reader.read(game_id))), game_id)
+            except SkipGame:
+                pass  # its test shard lists it as skipped
+    return found
+
+
 def _remove_own_temp_files(out: Path) -> int:
     """Delete ``.NAME.*.tmp`` files that an interrupted :func:`write_atomic` left behind."""
     removed = 0
@@ -551,6 +638,7 @@ def _run(
     plans: list[ShardPlan],
     done: dict[str, dict[str, Any]],
     on_shard: Callable[[dict[str, Any], int, int], None] | None,
+    fingerprints: dict[str, str],
 ) -> int:
     """Encode the shards of ``todo``; return how many games were read."""
     if not todo:
@@ -571,7 +659,7 @@ def _run(
     if workers <= 1:
         with reader:
             for i, shard in ready(reader):
-                record(encode_shard(str(out), encoder, size, todo[i], shard))
+                record(encode_shard(str(out), encoder, size, todo[i], shard, fingerprints))
         return games
     modules = sorted({"fuseki.encoders", type(enc).__module__} - {"__main__", "__mp_main__"})
     try:
@@ -579,7 +667,7 @@ def _run(
     except Exception:  # an encoder that does not pickle is built by name in each worker
         shipped = None
     context = multiprocessing.get_context("spawn")
-    init = (encoder, size, shipped, modules)
+    init = (encoder, size, shipped, modules, fingerprints)
     with reader, cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=init) as pool:
         pending: set[cf.Future[dict[str, Any]]] = set()
         for i, shard in ready(reader):
