@@ -6,6 +6,7 @@
     fuseki data download   [--index FILE] [--dir DIR] ...    fetch archives (cached, resumable)
     fuseki data process    SOURCES --encoder NAME --out DIR  games -> uint8 shards + manifest
     fuseki data generate   --engine gnugo|mcts --games N     self-play corpora (no internet needed)
+    fuseki data stats      SOURCES [--json]                  games, lengths, results, repeats, time taken
 
 Each action lives in its own module (``ACTIONS`` below) with
 ``add_arguments(parser)`` and ``run(args) -> int``, imported only when used,
@@ -26,6 +27,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "download": ("fuseki.data.cli_download", "download game archives, cached, resumable, with checksums"),
     "process": ("fuseki.data.cli_process", "turn SGF games into uint8 feature shards with a manifest"),
     "generate": ("fuseki.data.cli_generate", "generate games by self-play (GNU Go or our MCTS)"),
+    "stats": ("fuseki.data.cli_stats", "count what a collection of SGF games holds"),
 }
 
 
