@@ -36,7 +36,8 @@ def test_stats_count_games_moves_results_repeats_and_bad_files(tmp_path):
     assert s["distinct_games"] == 5 and s["repeats"] == 1
     assert s["decided_by"]["resign"] == 1 and s["winners"]["B"] >= 1
     assert s["handicap_games"] == 1
-    assert s["players"]["GNU Go 3.8 level 2"] == 1
+    assert s["players"]["GNU Go 3.8 level 2"] == {"games": 1, "wins": 1, "win_rate": 1.0}
+    assert s["players"]["GNU Go 3.8 level 7"] == {"games": 1, "wins": 0, "win_rate": 0.0}
     assert "generated" not in s
 
 

@@ -50,8 +50,12 @@ def run(args: argparse.Namespace) -> int:
             "ended by    " + ", ".join(f"{k} {v}" for k, v in s["decided_by"].items()),
             f"handicap    {s['handicap_games']} games",
             f"distinct    {s['distinct_games']}; repeats of an earlier game's moves: {s['repeats']}",
-            "players     " + ", ".join(f"{k} ({v})" for k, v in s["players"].items()),
         ]
+        if s["players"]:
+            lines.append("players     games   wins  win rate")
+            lines += [
+                f"{v['games']:>17} {v['wins']:>6} {100 * v['win_rate']:7.1f} %  {k}" for k, v in s["players"].items()
+            ]
     lines.append(f"bytes       {s['bytes']:,} ({s['bytes_per_game']} a game)")
     for g in s.get("generated", []):
         rate = f", {60 * g['played'] / g['seconds']:.1f} games a minute" if g["seconds"] else ""

@@ -68,7 +68,8 @@ def corpus_stats(
 ) -> dict[str, Any]:
     """Counts over every game in ``sources`` (folders, SGF files, zip and tar archives).
 
-    ``top`` limits the lists of player names and bad-file reasons.
+    ``top`` limits the lists of player names (the most frequent, each with
+    its games, wins and win rate) and of bad-file reasons.
     """
     games = readable = 0
     total_bytes = 0
@@ -78,6 +79,7 @@ def corpus_stats(
     winners: Counter[str] = Counter()
     hows: Counter[str] = Counter()
     players: Counter[str] = Counter()
+    wins: Counter[str] = Counter()
     handicap = 0
     seen: Counter[str] = Counter()
     for _game_id, data in iter_games(sources, max_bytes=max_bytes):
@@ -95,6 +97,8 @@ def corpus_stats(
         winners[winner] += 1
         hows[how] += 1
         players.update(p for p in (record.black, record.white) if p)
+        if winner in "BW" and (name := record.black if winner == "B" else record.white):
+            wins[name] += 1
         handicap += record.handicap > 0 or bool(record.setup_black)
         seen[game_fingerprint(record)] += 1
     out: dict[str, Any] = {
@@ -115,7 +119,10 @@ def corpus_stats(
         "handicap_games": handicap,
         "distinct_games": len(seen),
         "repeats": sum(n - 1 for n in seen.values()),
-        "players": dict(players.most_common(top)),
+        "players": {
+            name: {"games": n, "wins": wins[name], "win_rate": round(wins[name] / n, 3)}
+            for name, n in players.most_common(top)
+        },
         "bytes": total_bytes,
         "bytes_per_game": round(total_bytes / games, 1) if games else None,
     }
