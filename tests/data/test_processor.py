@@ -321,3 +321,53 @@ def test_a_folder_made_before_test_doubles_were_left_out_is_refused(corpus, tmp_
     (out / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ProcessError, match="test doubles differs"):
         process_games([corpus], out, encoder="oneplane", size=9, test_fraction=0.3, seed=2, shard_games=4)
+
+
+def _named(tmp_path: Path, name: str, black: str, white: str, seed: int) -> Path:
+    path = tmp_path / name
+    text = game_to_sgf(random_game(9, seed, 12)).decode()
+    path.write_text(text.replace("(;", f"(;PB[{black}]PW[{white}]", 1))
+    return path
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_players_keeps_only_the_matching_players_moves(tmp_path, workers):
+    games = tmp_path / "games"
+    games.mkdir()
+    _named(games, "a.sgf", "GNU Go 3.8 level 10", "GNU Go 3.8 level 1", 1)  # Black's 6 moves
+    _named(games, "b.sgf", "GNU Go 3.8 level 2", "GNU Go 3.8 level 9", 2)  # White's 6 moves
+    _named(games, "c.sgf", "GNU Go 3.8 level 3", "GNU Go 3.8 level 4", 3)  # neither: skipped
+    out = tmp_path / "out"
+    summary = process_games(
+        [games], out, encoder="oneplane", size=9, test_fraction=0.0, workers=workers, players=r"level (9|10)$"
+    )
+    assert summary["positions"] == 12 and summary["skipped_by_kind"] == {"players": 1}
+    assert load_manifest(out)["players"] == r"level (9|10)$"
+    x, y = shard_arrays(out, "train")
+    enc = get_encoder("oneplane", 9)
+    expected = []
+    for name in ("a.sgf", "b.sgf"):
+        record = read_sgf((games / name).read_bytes())
+        state = record.initial_state()
+        for color, move in record.moves:
+            mover = record.black if color.letter == "B" else record.white
+            if mover.endswith(("level 9", "level 10")):
+                expected.append((enc.encode(state), move.point.row * 9 + move.point.col))
+            state = state.play(move)
+    by_label = sorted((int(label), features.tobytes()) for features, label in zip(x, y))
+    assert by_label == sorted((label, f.astype(np.uint8).tobytes()) for f, label in expected)
+    # Another pattern is another plan: the folder is refused rather than mixed.
+    with pytest.raises(ProcessError, match="players differs"):
+        process_games([games], out, encoder="oneplane", size=9, test_fraction=0.0, players="level 1$")
+
+
+def test_players_pattern_errors_are_one_line(tmp_path, capsys):
+    from fuseki.cli import main
+
+    games = tmp_path / "games"
+    games.mkdir()
+    _named(games, "a.sgf", "x", "y", 1)
+    assert main(["data", "process", str(games), "--encoder", "oneplane", "--size", "9",
+                 "--out", str(tmp_path / "o"), "--players", "level (9"]) == 2
+    err = capsys.readouterr().err
+    assert "bad players pattern 'level (9'" in err and "Traceback" not in err

@@ -4,7 +4,7 @@
 
     fuseki data process SOURCES... --encoder NAME --size N --out DIR
         [--games N] [--test-fraction F] [--seed S] [--workers W]
-        [--shard-games G] [--test-games FILE] [--max-bytes B] [--json]
+        [--shard-games G] [--test-games FILE] [--max-bytes B] [--players REGEX] [--json]
 
 SOURCES are SGF files, folders (searched recursively) and archives (.zip,
 .tar.gz, .tgz, .tar.bz2). Run it again with the same arguments after an
@@ -51,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-bytes", type=int_at_least(1), default=1 << 20, help="skip SGF files larger than this (default 1 MiB)"
     )
+    parser.add_argument(
+        "--players",
+        metavar="REGEX",
+        help="learn only the moves of players whose name (PB/PW) matches, e.g. 'level (9|10)$'",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
 
@@ -91,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             test_games=test_games,
             max_bytes=args.max_bytes,
             on_shard=progress,
+            players=args.players,
         )
     except (ProcessError, SourceError) as e:
         raise UserError(str(e)) from None

@@ -109,7 +109,7 @@ FEATURE_DTYPE = np.uint8
 LABEL_DTYPE = np.int16
 
 #: What :func:`encode_game` says about a game it cannot use.
-SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size", "test_double")
+SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size", "test_double", "players")
 
 
 class ProcessError(ValueError):
@@ -201,7 +201,7 @@ def game_fingerprint(record: Any) -> str:
     return hashlib.sha256(";".join(parts).encode("ascii")).hexdigest()
 
 
-def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
+def encode_game(data: bytes, encoder: Any, size: int, players: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The positions of one SGF game: ``(features uint8 (n, *encoder.shape), labels int16 (n,))``.
 
     Position ``i`` is the board before the ``i``-th move (from the point of view
@@ -210,17 +210,27 @@ def encode_game(data: bytes, encoder: Any, size: int) -> tuple[np.ndarray, np.nd
     two passes (a disputed score, resumed) are left out, and so are the random
     opening moves of a generated game (``fuseki data generate`` writes
     ``opening: K random moves`` into the root comment): no player chose them,
-    so they are no examples to learn from. Raises :class:`SkipGame` for a game
-    that cannot be used.
+    so they are no examples to learn from. With ``players`` (a regular
+    expression), only the moves of a player whose name (``PB``/``PW``) it
+    matches are examples: ``"level (9|10)$"`` learns GNU Go's strongest
+    levels from a mixed corpus, with their opponents' moves as context. Raises
+    :class:`SkipGame` for a game that cannot be used.
     """
-    return encode_record(read_game(data), encoder, size)
+    return encode_record(read_game(data), encoder, size, players)
 
 
-def encode_record(record: Any, encoder: Any, size: int) -> tuple[np.ndarray, np.ndarray]:
+def encode_record(record: Any, encoder: Any, size: int, players: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode_game` for a game already read."""
     from fuseki.go.sgf import SgfError
     from fuseki.go.state import IllegalMoveError
+    from fuseki.go.state import Color
 
+    learn = {Color.BLACK: True, Color.WHITE: True}
+    if players is not None:
+        pattern = re.compile(players)
+        learn = {Color.BLACK: bool(pattern.search(record.black)), Color.WHITE: bool(pattern.search(record.white))}
+        if not any(learn.values()):
+            raise SkipGame("players", f"neither {record.black!r} nor {record.white!r} matches {players!r}")
     if record.size != size:
         raise SkipGame("board_size", f"board size {record.size}, expected {size}")
     n_points = size * size
@@ -244,7 +254,7 @@ def encode_record(record: Any, encoder: Any, size: int) -> tuple[np.ndarray, np.
             label: int | None = move.point.row * size + move.point.col
         else:
             label = pass_label
-        if label is not None and number > skip:
+        if label is not None and number > skip and learn[color]:
             planes = encoder.encode(state)
             if planes.dtype != FEATURE_DTYPE:
                 converted = planes.astype(FEATURE_DTYPE)
@@ -316,6 +326,7 @@ def encode_shard(
     plan: ShardPlan,
     games: Sequence[tuple[str, bytes]],
     test_fingerprints: Mapping[str, str] | None = None,
+    players: str | None = None,
 ) -> dict[str, Any]:
     """Encode one shard's games, write its three files atomically, return its manifest entry.
 
@@ -334,7 +345,7 @@ def encode_shard(
             fingerprint = game_fingerprint(record)
             if fingerprint in doubles:
                 raise SkipGame("test_double", f"the same moves as test game {doubles[fingerprint]}")
-            features, labels = encode_record(record, encoder, size)
+            features, labels = encode_record(record, encoder, size, players)
         except SkipGame as e:
             skipped.append({"game": game_id, "kind": e.kind, "reason": e.reason, "sha256": digest})
             continue
@@ -379,8 +390,11 @@ def encode_shard(
     }
 
 
-def _encode_shard_job(job: tuple[str, str, int, ShardPlan, list[tuple[str, bytes]]]) -> dict[str, Any]:
-    return encode_shard(*job, test_fingerprints=_TEST_FINGERPRINTS)
+def _encode_shard_job(
+    job: tuple[str, str, int, ShardPlan, list[tuple[str, bytes]], str | None],
+) -> dict[str, Any]:
+    *args, players = job
+    return encode_shard(*args, test_fingerprints=_TEST_FINGERPRINTS, players=players)
 
 
 # ---- manifest ----------------------------------------------------------------
@@ -428,6 +442,7 @@ _PLAN_KEYS = (
     "shard_games",
     "split_sha256",
     "test_doubles",
+    "players",
 )
 #: The manifest's ``test_doubles``: what happens to a train game that is a test game again.
 TEST_DOUBLES = "left out of training (same size, setup stones and moves as a test game)"
@@ -498,6 +513,7 @@ def process_games(
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     verify: bool = True,
     on_shard: Callable[[dict[str, Any], int, int], None] | None = None,
+    players: str | None = None,
 ) -> dict[str, Any]:
     """Sample games from ``sources``, encode them into shards in ``out_dir``; return a summary.
 
@@ -507,8 +523,15 @@ def process_games(
     (re)made. The folder must hold the same plan -- encoder, board size, games
     per shard and the same split -- or :class:`ProcessError` is raised.
     ``on_shard(entry, done, total)`` is called in this process after each shard.
+    ``players`` (a regular expression) keeps only the moves of the players
+    whose names match as examples (:func:`encode_game`).
     """
     t0 = time.perf_counter()
+    if players is not None:
+        try:
+            re.compile(players)
+        except re.error as e:
+            raise ProcessError(f"bad players pattern {players!r}: {e}") from None
     from fuseki.encoders import get_encoder
 
     enc = get_encoder(encoder, size)
@@ -538,6 +561,7 @@ def process_games(
         "split_sha256": hashlib.sha256(split_bytes).hexdigest(),
         "split_games": {"train": len(split.train), "test": len(split.test)},
         "test_doubles": TEST_DOUBLES,
+        "players": players,
     }
     with _Lock(out):
         done, redo = _resume(out, header, plans, verify)
@@ -549,7 +573,7 @@ def process_games(
         todo = [p for p in plans if p.name not in done]
         workers = max(1, min(workers, len(todo)))  # a worker with no shard would only cost its start-up
         fingerprints = fingerprint_test_games(split.test) if any(p.split == "train" for p in todo) else {}
-        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, on_shard, fingerprints)
+        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, on_shard, fingerprints, players)
     wall = time.perf_counter() - t0
     manifest = _manifest(header, plans, done)
     positions = manifest["totals"]["train"]["positions"] + manifest["totals"]["test"]["positions"]
@@ -639,6 +663,7 @@ def _run(
     done: dict[str, dict[str, Any]],
     on_shard: Callable[[dict[str, Any], int, int], None] | None,
     fingerprints: dict[str, str],
+    players: str | None,
 ) -> int:
     """Encode the shards of ``todo``; return how many games were read."""
     if not todo:
@@ -659,7 +684,7 @@ def _run(
     if workers <= 1:
         with reader:
             for i, shard in ready(reader):
-                record(encode_shard(str(out), encoder, size, todo[i], shard, fingerprints))
+                record(encode_shard(str(out), encoder, size, todo[i], shard, fingerprints, players))
         return games
     modules = sorted({"fuseki.encoders", type(enc).__module__} - {"__main__", "__mp_main__"})
     try:
@@ -671,7 +696,7 @@ def _run(
     with reader, cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=init) as pool:
         pending: set[cf.Future[dict[str, Any]]] = set()
         for i, shard in ready(reader):
-            pending.add(pool.submit(_encode_shard_job, (str(out), encoder, size, todo[i], shard)))
+            pending.add(pool.submit(_encode_shard_job, (str(out), encoder, size, todo[i], shard, players)))
             if len(pending) >= 2 * workers:  # back-pressure: keep few shards' games in memory
                 finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                 for future in finished:
