@@ -222,8 +222,7 @@ def encode_game(data: bytes, encoder: Any, size: int, players: str | None = None
 def encode_record(record: Any, encoder: Any, size: int, players: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode_game` for a game already read."""
     from fuseki.go.sgf import SgfError
-    from fuseki.go.state import IllegalMoveError
-    from fuseki.go.state import Color
+    from fuseki.go.state import Color, IllegalMoveError
 
     learn = {Color.BLACK: True, Color.WHITE: True}
     if players is not None:
