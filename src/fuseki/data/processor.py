@@ -185,8 +185,8 @@ def game_fingerprint(record: Any) -> str:
     Two files of the same game (another name, date, comment, komi or result)
     have the same fingerprint. The processor uses it to keep the doubles of
     test games out of training: a generated corpus repeats games (GNU Go is
-    nearly deterministic at a given level; 70 of the first 2,781 games of
-    the 9×9 corpus repeat an earlier one), and a KGS archive can list a game twice.
+    nearly deterministic at a given level; 208 of the 5,000 games of the
+    9×9 corpus repeat an earlier one), and a KGS archive can list a game twice.
     """
     from fuseki.go.coords import to_gtp
 
