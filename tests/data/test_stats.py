@@ -21,6 +21,8 @@ def _folder(tmp_path: Path) -> Path:
     # The first game again under other names, resigned by White: the same moves.
     text = paths[0].read_text().replace("(;", "(;PB[GNU Go 3.8 level 2]PW[GNU Go 3.8 level 7]RE[B+R]", 1)
     (games / "again.sgf").write_text(text)
+    # Another copy, resigned in SGF's long form, as KGS writes it.
+    (games / "again-kgs.sgf").write_text(paths[1].read_text().replace("(;", "(;RE[W+Resign]", 1))
     (games / "broken.sgf").write_bytes(b"(;GM[1]SZ[9];B[ee];W[cc]")  # truncated
     handicap = GameState.new(13, "chinese", handicap=2).play(Point(3, 3))
     (games / "handicap.sgf").write_bytes(game_to_sgf(handicap))
@@ -30,11 +32,11 @@ def _folder(tmp_path: Path) -> Path:
 
 def test_stats_count_games_moves_results_repeats_and_bad_files(tmp_path):
     s = corpus_stats([_folder(tmp_path)])
-    assert (s["games"], s["readable"], s["bad"]) == (7, 6, 1)
-    assert s["board_sizes"] == {"9": 5, "13": 1}
+    assert (s["games"], s["readable"], s["bad"]) == (8, 7, 1)
+    assert s["board_sizes"] == {"9": 6, "13": 1}
     assert s["moves"]["min"] == 1 and s["moves"]["max"] == 10
-    assert s["distinct_games"] == 5 and s["repeats"] == 1
-    assert s["decided_by"]["resign"] == 1 and s["winners"]["B"] >= 1
+    assert s["distinct_games"] == 5 and s["repeats"] == 2
+    assert s["decided_by"]["resign"] == 2 and s["winners"]["B"] >= 1 and s["winners"]["W"] >= 1
     assert s["handicap_games"] == 1
     assert s["players"]["GNU Go 3.8 level 2"] == {"games": 1, "wins": 1, "win_rate": 1.0}
     assert s["players"]["GNU Go 3.8 level 7"] == {"games": 1, "wins": 0, "win_rate": 0.0}
@@ -56,15 +58,15 @@ def test_stats_read_archives_and_a_recipe(tmp_path):
         for p in sorted(games.glob("*.sgf")):
             zf.write(p, f"inside/{p.name}")
     z = corpus_stats([archive])
-    assert (z["games"], z["repeats"], z["bad"]) == (7, 1, 1)
+    assert (z["games"], z["repeats"], z["bad"]) == (8, 2, 1)
 
 
 def test_cli_prints_a_summary_and_json(tmp_path, capsys):
     games = _folder(tmp_path)
     assert main(["data", "stats", str(games), "--json"]) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out.strip().splitlines()[-1])["games"] == 7
-    assert "repeats of an earlier game's moves: 1" in err and "bad: 1" in err
+    assert json.loads(out.strip().splitlines()[-1])["games"] == 8
+    assert "repeats of an earlier game's moves: 2" in err and "bad: 1" in err
 
 
 @pytest.mark.parametrize("make", ["missing", "empty"])

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -29,26 +28,26 @@ from typing import Any
 
 from fuseki.data.processor import SkipGame, game_fingerprint, read_game
 from fuseki.data.sources import DEFAULT_MAX_BYTES, iter_games
+from fuseki.gtp.match import parse_result
 
 __all__ = ["corpus_stats", "recipe_time"]
 
-#: ``B+3.5``, ``W+R``, ``B+T``, ``0``/``Draw``, ``Void`` ... -> how the game was decided.
-_RESULT = re.compile(r"^\s*([BW])\+(R|Resign|T|Time|F|Forfeit|[0-9.]*)\s*$", re.IGNORECASE)
-
 
 def _how(result: str) -> tuple[str, str]:
-    """``(winner, how)``: winner ``B``, ``W`` or ``-``; how ``score``, ``resign``, ``time``, ``forfeit`` or ``other``."""
-    m = _RESULT.match(result or "")
-    if m is None:
+    """``(winner, how)``: winner ``B``, ``W`` or ``-``; how as :func:`fuseki.gtp.match.parse_result`
+    says (``score``, ``resign``, ``time``, ``forfeit``, ``draw``), else ``none`` or ``other``."""
+    try:
+        winner, how = parse_result(result)
+    except ValueError:
         return "-", "none" if not result else "other"
-    kind = m.group(2).lower()
-    how = {"r": "resign", "resign": "resign", "t": "time", "time": "time", "f": "forfeit", "forfeit": "forfeit"}
-    return m.group(1).upper(), how.get(kind, "score")
+    return (winner.letter if winner is not None else "-"), how
 
 
 def recipe_time(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The runs a ``fuseki data generate`` folder records in its ``recipe.json`` (None if it has none)."""
-    path = Path(folder) / "recipe.json"
+    from fuseki.data.generate import RECIPE_FILE
+
+    path = Path(folder) / RECIPE_FILE
     try:
         recipe = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -91,7 +91,8 @@ DEFAULT_REFEREE = "gnugo --mode gtp"
 #: Where Debian installs GNU Go; ``/usr/games`` is often not on PATH.
 _GNUGO_FALLBACK = "/usr/games/gnugo"
 SETTINGS_FILE = "match.json"
-_RESULT = re.compile(r"\A([BW])\+(R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
+#: SGF FF[4] writes a result as ``B+3.5``, ``W+R`` or ``W+Resign``, ``B+T`` or ``B+Time``, ``W+F`` or ``W+Forfeit``.
+_RESULT = re.compile(r"\A([BW])\+(Resign|Forfeit|Time|R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
 #: How our own count may judge dead stones: ``none`` (every stone alive) or an
 #: estimate of :data:`fuseki.deadstones.scorer.METHODS`.
 DEAD_STONE_CHOICES = ("none", "playouts", "network")
@@ -153,8 +154,8 @@ def parse_result(result: str) -> tuple[Color | None, str]:
     Kinds: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``.
     Raises ``ValueError`` for anything else (``"?"``, ``"Void"``, empty).
 
-    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0")
-    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'))
+    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0"), parse_result("W+Resign")
+    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'), (<Color.WHITE: 2>, 'resign'))
     """
     text = result.strip()
     if text.lower() in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
@@ -163,7 +164,7 @@ def parse_result(result: str) -> tuple[Color | None, str]:
     if m is None:
         raise ValueError(f"not a game result: {result!r}")
     winner = Color.BLACK if m.group(1).upper() == "B" else Color.WHITE
-    tail = (m.group(2) or "").upper()
+    tail = (m.group(2) or "")[:1].upper()  # the long forms (Resign, Time, Forfeit) by their first letter
     kind = {"R": "resign", "F": "forfeit", "T": "time"}.get(tail, "score")
     return winner, kind
 
