@@ -37,4 +37,4 @@ register_agent(
 )
 register_agent("mcts-book", make_mcts_book, "the book's MCTS: UCT with c = 1.5 and random no-own-eye playouts")
 from fuseki.agents import deep_learning as _deep_learning  # noqa: E402,F401  registers policy
-from fuseki.train import rl_agents as _rl_agents  # noqa: E402,F401  registers rl
+from fuseki.agents import rl_agents as _rl_agents  # noqa: E402,F401  registers rl

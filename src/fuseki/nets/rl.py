@@ -14,7 +14,7 @@ name    layers (every conv keeps the board size, ReLU)                   the boo
 
 Unlike the policy networks of :mod:`fuseki.nets.book`, these do not map a
 board to move logits alone, so their agent files carry a ``kind`` (``"q"``
-or ``"ac"``, see :data:`NETWORK_KINDS`) and :func:`fuseki.train.rl_agents.load_rl_agent`
+or ``"ac"``, see :data:`NETWORK_KINDS`) and :func:`fuseki.agents.rl_agents.load_rl_agent`
 builds the matching agent. The forward passes:
 
 - :class:`QNetwork`: ``forward(board, action_onehot) -> (batch,)`` values.
