@@ -71,7 +71,7 @@ import chess
 import numpy as np
 
 from fuseki.games.base import mask_of
-from fuseki.games.symmetry import identity_symmetry
+from fuseki.games.symmetry import Symmetry, identity_symmetry
 
 __all__ = ["ChessGame", "ChessState", "player_of", "color_of", "KNIGHT_STEPS", "NUM_ACTIONS"]
 
@@ -231,9 +231,9 @@ class ChessGame:
     """
 
     name = "chess"
-    num_actions = NUM_ACTIONS
-    planes_shape = (NUM_PLANES, 8, 8)
-    symmetries = (identity_symmetry(64, NUM_ACTIONS),)
+    num_actions: int = NUM_ACTIONS
+    planes_shape: tuple[int, int, int] = (NUM_PLANES, 8, 8)
+    symmetries: tuple[Symmetry, ...] = (identity_symmetry(64, NUM_ACTIONS),)
 
     def __init__(self, fen: str = chess.STARTING_FEN, *, history: bool = False) -> None:
         chess.Board(fen)  # validate now: ValueError for a malformed FEN

@@ -131,10 +131,10 @@ class GoGame:
         self.history = history
         self.encoder = encoder
         if encoder is not None:
-            shape = tuple(encoder.shape)
-            if shape[1:] != (size, size):
-                raise ValueError(f"the encoder makes {shape} planes, the board is {size}x{size}")
-            self.planes_shape: tuple[int, int, int] = shape  # type: ignore[assignment]
+            c, h, w = (int(x) for x in encoder.shape)
+            if (h, w) != (size, size):
+                raise ValueError(f"the encoder makes {(c, h, w)} planes, the board is {size}x{size}")
+            self.planes_shape: tuple[int, int, int] = (c, h, w)
         else:
             self.planes_shape = (2 * history + 1, size, size)
         self.num_actions = size * size + 1

@@ -237,9 +237,9 @@ class Hexapawn:
     """
 
     name = "hexapawn"
-    num_actions = 27
-    planes_shape = (2, SIZE, SIZE)
-    symmetries = (
+    num_actions: int = 27
+    planes_shape: tuple[int, int, int] = (2, SIZE, SIZE)
+    symmetries: tuple[Symmetry, ...] = (
         identity_symmetry(9, 27),
         Symmetry(
             "mirror",

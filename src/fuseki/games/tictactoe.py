@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuseki.games.base import mask_of
-from fuseki.games.symmetry import board_symmetries
+from fuseki.games.symmetry import Symmetry, board_symmetries
 
 #: The eight lines of three; a player owning one of them has won.
 LINES: tuple[tuple[int, int, int], ...] = (
@@ -158,9 +158,9 @@ class TicTacToe:
     """
 
     name = "tictactoe"
-    num_actions = 9
-    planes_shape = (2, 3, 3)
-    symmetries = board_symmetries(3)
+    num_actions: int = 9
+    planes_shape: tuple[int, int, int] = (2, 3, 3)
+    symmetries: tuple[Symmetry, ...] = board_symmetries(3)
 
     def initial_state(self) -> TicTacToeState:
         return TicTacToeState()

@@ -12,8 +12,8 @@ The network maps float32 planes ``(B, C, H, W)`` to ``(logits (B, A), value
 (B,))`` -- the contract of ``dual_residual_network`` ("residual-dual" in the
 registry) -- with ``value`` in [-1, 1] for the player to move.
 
-Device: CUDA when torch sees a GPU, else the CPU, unless ``device`` says
-otherwise. Small batches on the CPU run on one thread (see
+Device: CUDA when torch sees a GPU, else the CPU (or Apple's MPS), unless
+``device`` says otherwise (:func:`fuseki.util.device.select_device`). Small batches on the CPU run on one thread (see
 :mod:`fuseki.nets.inference` for the measurement behind that rule).
 
 >>> import numpy as np
@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from fuseki.nets.inference import inference
+from fuseki.util.device import select_device
 
 __all__ = ["Batcher", "masked_softmax"]
 
@@ -54,15 +55,17 @@ class Batcher:
 
     The network is put in eval mode (batch norm uses its running statistics,
     so a position's output does not depend on what else is in the batch) and
-    moved to ``device`` (``None``: CUDA if available, else the CPU).
+    moved to ``device`` (``None`` or ``"auto"``: CUDA if available, else the CPU).
     """
 
     def __init__(self, network: torch.nn.Module, *, device: str | torch.device | None = None, max_batch: int = 256) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch}")
-        if device is None:
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        self.device = torch.device(device)
+        # None or "auto": CUDA when torch sees a GPU (else MPS, else the CPU); a device that is not there is an error.
+        if isinstance(device, torch.device):
+            self.device = device
+        else:
+            self.device = select_device("auto" if device is None else device)
         self.network = network.to(self.device).eval()
         self.max_batch = max_batch
         #: Forward passes and positions evaluated so far (for reports and tests).

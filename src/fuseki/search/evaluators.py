@@ -154,8 +154,8 @@ class _GoPlayouts:
     def __init__(self, game: Any, playout: str, seed: int | None) -> None:
         # Imported here for start-up time: the Numba modules are only needed for Go.
         from fuseki.go import kernels as K
-        from fuseki.search import playouts as P
-        from fuseki.search.gomcts import MCTSConfig
+        from fuseki.search.go import playouts as P
+        from fuseki.search.go.gomcts import MCTSConfig
 
         if not hasattr(game, "size") or not game.name.startswith("go"):
             raise ValueError(f"{playout!r} playouts are Go's; game {game.name!r} can use playout='random'")
@@ -171,14 +171,13 @@ class _GoPlayouts:
 
     def value(self, state: Any) -> float:
         go = state.go
-        # The engine keeps no public copy of its flat buffer; the Go MCTS reads it the same way.
-        buf = go._buf.copy()
+        buf = go.buffer.copy()
         self.amaf[:] = 0
         if self.heavy:
             c = self.config
             n = go.size
             prev = go.parent.last_index if go.parent is not None else None
-            last2 = int(self.K._PAD[n, prev]) if prev is not None and prev < n * n else -1
+            last2 = int(self.K.PAD[n, prev]) if prev is not None and prev < n * n else -1
             self.P.heavy_playout(
                 buf, self.max_moves, self.amaf, last2, c.p_capture, c.p_pat3, c.p_selfatari, c.p_selfatari_random, self.cand, 0
             )

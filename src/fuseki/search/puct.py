@@ -125,7 +125,10 @@ class PUCTNode:
         self.state = state
         self.player: int = state.current_player
         #: Per-player values of a finished game, else None.
-        self.returns: tuple[float, float] | None = tuple(state.returns()) if state.is_over() else None  # type: ignore[assignment]
+        self.returns: tuple[float, float] | None = None
+        if state.is_over():
+            r0, r1 = state.returns()
+            self.returns = (float(r0), float(r1))
         self.expanded = False
         self.pending = False
         self.visits = 0.0
@@ -350,7 +353,7 @@ class PUCT:
     def _result(self, root: PUCTNode, done: int, seconds: float, reused: int) -> PUCTResult:
         counts = np.zeros(self.game.num_actions)
         counts[root.actions] = root.n
-        stats = [
+        stats: list[MoveStats] = [
             PUCTMoveStats(
                 move,
                 int(root.n[i]),
