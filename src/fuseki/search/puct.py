@@ -157,9 +157,9 @@ class PUCTNode:
     def select(self, c_puct: float, fpu: float) -> int:
         """The index of the action with the highest PUCT score (the first on a tie)."""
         n = self.n
-        q = np.where(n > 0, self.w / np.maximum(n, 1e-9), fpu)
-        u = c_puct * self.prior * math.sqrt(max(self.visits, 1.0)) / (1.0 + n)
-        return int(np.argmax(q + u))
+        q = np.divide(self.w, n, out=np.full(len(n), fpu), where=n > 0)
+        q += (c_puct * math.sqrt(max(self.visits, 1.0))) * self.prior / (1.0 + n)
+        return int(q.argmax())
 
     def child(self, i: int) -> "PUCTNode":
         node = self.children[i]
