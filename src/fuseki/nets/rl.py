@@ -52,12 +52,11 @@ from fuseki.nets.registry import build_network, register_network  # noqa: F401 (
 __all__ = ["NETWORK_KINDS", "ActorCriticNetwork", "QNetwork", "network_kind"]
 
 #: What each registered RL network computes; every other registered network is a ``"policy"`` (move logits).
-#: ``residual-dual`` returns (logits, value), so a policy trainer must refuse it too.
-NETWORK_KINDS: dict[str, str] = {"q": "q", "ac": "ac", "residual-dual": "policy+value"}
+NETWORK_KINDS: dict[str, str] = {"q": "q", "ac": "ac"}
 
 
 def network_kind(name: str) -> str:
-    """``"q"``, ``"ac"``, ``"policy+value"`` or ``"policy"``: what network ``name`` computes (so a trainer can refuse a wrong one)."""
+    """``"q"``, ``"ac"`` or ``"policy"``: what network ``name`` computes (so a trainer can refuse a wrong one)."""
     return NETWORK_KINDS.get(name, "policy")
 
 
