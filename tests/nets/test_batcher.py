@@ -112,3 +112,18 @@ def test_residual_dual_is_registered() -> None:
 def test_doctests() -> None:
     failures, tried = doctest.testmod(fuseki.nets.batcher)
     assert tried > 0 and failures == 0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (none in CI; run on a GPU machine)")
+@pytest.mark.parametrize("game", [TicTacToe(), GoGame(size=9)], ids=["tictactoe", "go9"])
+def test_cuda_matches_the_cpu(game: Game) -> None:
+    planes, masks = random_batch(game, 64, seed=3)
+    net = random_dual(game, 4)
+    cpu_priors, cpu_values = Batcher(net, device="cpu")(planes, masks)
+    gpu = Batcher(net, device="cuda")
+    assert next(gpu.network.parameters()).device.type == "cuda"
+    priors, values = gpu(planes, masks)
+    assert np.all(priors[~masks] == 0.0)
+    # cuDNN may compute convolutions in TF32, so agreement is to about 1e-3, not to the last bit.
+    np.testing.assert_allclose(priors, cpu_priors, atol=2e-3)
+    np.testing.assert_allclose(values, cpu_values, atol=2e-3)

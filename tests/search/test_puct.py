@@ -240,3 +240,20 @@ def test_go_smoke_with_numba_playouts() -> None:
     result = PUCT(game, evaluator, simulations=64, batch_size=8).search(game.initial_state())
     assert result.move in game.initial_state().legal_moves()
     assert result.pi().sum() == pytest.approx(1.0) and result.iterations == 64
+
+
+def test_network_and_mixed_evaluators_drive_the_search() -> None:
+    import torch
+
+    from fuseki.nets import build_network
+    from fuseki.search.evaluators import MixedEvaluator, NetworkEvaluator
+
+    torch.manual_seed(0)
+    net = build_network("residual-dual", in_planes=2, size=3, num_moves=9, blocks=1, channels=8)
+    network = NetworkEvaluator(GAME, net, device="cpu")
+    mixed = MixedEvaluator(network, rollouts(0), lam=0.5)
+    for evaluator in (network, mixed):
+        for board, square in WINS[:3]:
+            result = PUCT(GAME, evaluator, simulations=150, batch_size=8).search(TicTacToeState.from_string(board))
+            assert result.move == square  # exact terminal values beat any random-weight opinion
+    assert network.batcher.passes < network.batcher.positions  # leaves went through the net in batches
