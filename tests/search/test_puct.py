@@ -257,3 +257,14 @@ def test_network_and_mixed_evaluators_drive_the_search() -> None:
             result = PUCT(GAME, evaluator, simulations=150, batch_size=8).search(TicTacToeState.from_string(board))
             assert result.move == square  # exact terminal values beat any random-weight opinion
     assert network.batcher.passes < network.batcher.positions  # leaves went through the net in batches
+
+
+def test_an_evaluator_without_prior_mass_on_legal_moves_is_an_error() -> None:
+    class Broken:
+        game = GAME
+
+        def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+            return np.zeros((len(states), 9), dtype=np.float32), np.zeros(len(states), dtype=np.float32)
+
+    with pytest.raises(ValueError, match="no prior mass"):
+        PUCT(GAME, Broken(), simulations=10).search(GAME.initial_state())

@@ -141,13 +141,18 @@ class PUCTNode:
         self.children: list[PUCTNode | None] = []
 
     def expand(self, game: Game, priors: np.ndarray) -> None:
-        """Take the legal moves and their priors (renormalised over the legal actions)."""
+        """Take the legal moves and their priors (renormalised over the legal actions).
+
+        Priors that give the legal moves no mass at all (or NaN) come from a
+        broken evaluator and raise ``ValueError`` rather than being papered over.
+        """
         self.moves = list(self.state.legal_moves())
         self.actions = game.legal_actions(self.state)
         p = np.asarray(priors, dtype=np.float64)[self.actions]
         total = p.sum()
-        # An evaluator with no mass on any legal move (possible only for a broken one) gets uniform priors.
-        self.prior = p / total if total > 0 else np.full(len(p), 1.0 / max(1, len(p)))
+        if not total > 0:  # also catches NaN
+            raise ValueError(f"the evaluator gave no prior mass to any legal move of\n{self.state}")
+        self.prior = p / total
         self.clean_prior = self.prior
         self.n = np.zeros(len(self.moves))
         self.w = np.zeros(len(self.moves))
