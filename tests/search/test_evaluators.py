@@ -177,6 +177,8 @@ def test_mixed_evaluator() -> None:
     assert MixedEvaluator(Fixed(TTT, 0.8), Fixed(TTT, -0.4), lam=1.0).evaluate(states)[1].tolist() == pytest.approx([0.8] * 2)
     with pytest.raises(ValueError):
         MixedEvaluator(Fixed(TTT, 0), Fixed(TTT, 0), lam=1.5)
+    with pytest.raises(ValueError, match="for hexapawn"):
+        MixedEvaluator(Fixed(TTT, 0), Fixed(Hexapawn(), 0))
     # A network and a rollout evaluator together, on real positions.
     net = NetworkEvaluator(TTT, dual_net(TTT, 1), device="cpu")
     real = MixedEvaluator(net, RolloutEvaluator(TTT, rollouts=50, seed=0), lam=0.5)

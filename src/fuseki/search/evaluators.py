@@ -233,8 +233,8 @@ class MixedEvaluator:
     def __init__(self, network: Evaluator, rollout: Evaluator, lam: float = 0.5) -> None:
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must be in [0, 1], got {lam}")
-        if network.game is not rollout.game and network.game.num_actions != rollout.game.num_actions:
-            raise ValueError("the network and rollout evaluators are for different games")
+        if network.game.name != rollout.game.name or network.game.num_actions != rollout.game.num_actions:
+            raise ValueError(f"the network evaluator is for {network.game.name}, the rollout one for {rollout.game.name}")
         self.game = network.game
         self.network = network
         self.rollout = rollout
