@@ -10,9 +10,11 @@ plus the block's input, ReLU), all with ``channels`` filters, then
   (256), ReLU, dense 1, tanh.
 
 ``build_network("residual", ...)`` returns the policy-only network (logits,
-what supervised training and the policy agent use). The Zero issue builds the
-dual network with :func:`dual_residual_network`, whose ``forward`` returns
-``(logits, value)`` with ``value`` of shape ``(batch,)`` in [-1, 1].
+what supervised training and the policy agent use);
+``build_network("residual-dual", ...)`` the two-headed one of
+:func:`dual_residual_network`, whose ``forward`` returns ``(logits, value)``
+with ``value`` of shape ``(batch,)`` in [-1, 1] (what PUCT's network
+evaluator reads, through :mod:`fuseki.nets.batcher`).
 
 Sizes: the book's demo is 4 blocks of 64; AlphaGo Zero used 20 or 40 blocks
 of 256; AlphaZero 19 of 256. Convolutions before batch norm have no bias (BN
@@ -133,4 +135,9 @@ def dual_residual_network(
 
 register_network(
     "residual", _residual, "residual CNN with batch norm and a policy head; options blocks (4), channels (64)"
+)
+register_network(
+    "residual-dual",
+    dual_residual_network,
+    "AlphaGo Zero's two-headed residual CNN, returns (logits, value); options blocks (4), channels (64), value_hidden (256)",
 )

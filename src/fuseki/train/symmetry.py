@@ -31,31 +31,17 @@ import numpy as np
 import torch
 
 from fuseki.data.experience import ExperienceBuffer, ExperienceError
+from fuseki.games.symmetry import board_symmetries, dihedral_permutations, inverse_permutations
 
+# The permutations themselves live in :mod:`fuseki.games.symmetry` (the games' action
+# encoding needs them, and games/ sits below train/); they are re-exported here.
 __all__ = [
     "augment_batch",
     "augment_batch_with_pi",
     "augment_experience",
     "dihedral_permutations",
     "inverse_permutations",
-    "permute_pi",
 ]
-
-
-def dihedral_permutations(size: int) -> np.ndarray:
-    """``(8, size*size)`` int64: row ``s`` says which old point each new point of image ``s`` reads.
-
-    Image ``s`` is ``rot90(board, s % 4)``, transposed when ``s >= 4``; row 0
-    is the identity. ``new.flat[p] == old.flat[perms[s, p]]``.
-    """
-    grid = np.arange(size * size, dtype=np.int64).reshape(size, size)
-    images = []
-    for s in range(8):
-        image = np.rot90(grid, s % 4)
-        if s >= 4:
-            image = image.T
-        images.append(image.reshape(-1))
-    return np.stack(images)
 
 
 def augment_batch(
@@ -115,58 +101,35 @@ def _augment(
     return x_new, y_new, pi_new
 
 
-def permute_pi(pi: np.ndarray, perm: np.ndarray) -> np.ndarray:
-    """Visit distributions ``[..., N*N + 1]`` under one symmetry (a row of :func:`dihedral_permutations`).
-
-    ``new[..., p] == old[..., perm[p]]`` for the points; pass (the last entry) stays.
-    """
-    points = len(perm)
-    if pi.shape[-1] != points + 1:
-        raise ValueError(f"pi has {pi.shape[-1]} entries per row, the board {points} points and a pass")
-    return np.concatenate([pi[..., :points][..., perm], pi[..., points:]], axis=-1)
-
-
 def augment_experience(buffer: ExperienceBuffer, symmetries: Sequence[int] = range(8)) -> ExperienceBuffer:
     """Every decision of ``buffer`` under each of ``symmetries`` (0 is the identity), image by image.
 
-    The result holds ``len(symmetries)`` blocks of ``len(buffer)`` decisions,
-    in the order of ``symmetries``: planes and ``pi`` permuted, actions moved
-    to their image (pass stays pass), rewards and advantages copied. Its
-    metadata records the symmetries; ``games`` is unchanged, since no game
-    was added.
+    The symmetries are :func:`fuseki.games.symmetry.board_symmetries` with
+    the pass fixed. The result holds ``len(symmetries)`` blocks of
+    ``len(buffer)`` decisions, in the order of ``symmetries``: planes and
+    ``pi`` permuted, actions moved to their image (pass stays pass), rewards
+    and advantages copied. Its metadata records the symmetries; ``games`` is
+    unchanged, since no game was added.
     """
     symmetries = list(symmetries)
     if not symmetries or any(s not in range(8) for s in symmetries):
         raise ExperienceError(f"symmetries must be numbers from 0 to 7 (at least one), got {symmetries}")
-    n = buffer.board_size
-    points = n * n
-    perms = dihedral_permutations(n)
-    inverse = inverse_permutations(perms)
-    count, planes = len(buffer), buffer.states.shape[1]
-    flat = buffer.states.reshape(count, planes, points)
+    images = board_symmetries(buffer.board_size, extra_actions=1)
     states, actions, pis = [], [], []
     for s in symmetries:
-        states.append(flat[:, :, perms[s]].reshape(count, planes, n, n))
-        on_board = buffer.actions < points
-        actions.append(np.where(on_board, inverse[s][np.minimum(buffer.actions, points - 1)], buffer.actions))
+        sym = images[s]
+        states.append(sym.planes(buffer.states) if len(buffer) else buffer.states)
+        actions.append(inverse_permutations(sym.actions)[buffer.actions])  # where each action goes
         if buffer.pi is not None:
-            pis.append(permute_pi(buffer.pi, perms[s]))
+            pis.append(sym.policy(buffer.pi))
     k = len(symmetries)
     return ExperienceBuffer(
-        np.concatenate(states) if count else buffer.states,
+        np.concatenate(states),
         np.concatenate(actions),
         np.tile(buffer.rewards, k),
         np.tile(buffer.advantages, k),
         encoder=buffer.encoder,
-        board_size=n,
+        board_size=buffer.board_size,
         metadata={**buffer.metadata, "symmetries": symmetries},
         pi=None if buffer.pi is None else np.concatenate(pis),
     )
-
-
-def inverse_permutations(perms: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of :func:`dihedral_permutations`: where each old point goes."""
-    inverse = np.empty_like(perms)
-    rows = np.arange(perms.shape[0])[:, None]
-    inverse[rows, perms] = np.arange(perms.shape[1])[None, :]
-    return inverse
