@@ -43,7 +43,7 @@ import contextlib
 import dataclasses
 import json
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -109,22 +109,26 @@ def settings_diffs(
     *,
     defaults: Mapping[str, Any] | None = None,
     labels: Mapping[str, str] | None = None,
+    hidden: Collection[str] = (),
 ) -> list[str]:
     """``"key: X there, Y now"`` for every setting of a saved run (``theirs``) that differs from this run's (``mine``).
 
     A key of ``mine`` missing from ``theirs`` (a file written before the
     setting existed) stands for ``defaults[key]`` (see :func:`field_defaults`),
     else ``None``. A key only ``theirs`` has is ``"key: X there, not set
-    now"``. ``labels`` replaces a key's name in the text, or (with a label
-    that ends in ``"."``) the whole text: a checksum says nothing to a reader
-    (``{"split_sha256": "the sample of games differs."}``).
+    now"``. ``labels`` names a key in the text instead of the key itself; the
+    keys in ``hidden`` show only their label, not their values (a checksum
+    says nothing to a reader).
+
+    >>> settings_diffs({"sha": "ab12"}, {"sha": "cd34"}, labels={"sha": "the games differ"}, hidden={"sha"})
+    ['the games differ']
     """
     defaults = defaults or {}
     labels = labels or {}
 
     def line(key: str, there: str, now: str) -> str:
         label = labels.get(key, key)
-        return label[:-1] if label.endswith(".") else f"{label}: {there} there, {now} now"
+        return label if key in hidden else f"{label}: {there} there, {now} now"
 
     diffs = []
     for key, value in mine.items():
@@ -227,10 +231,15 @@ class RunFolder:
         *,
         defaults: Mapping[str, Any] | None = None,
         labels: Mapping[str, str] | None = None,
+        hidden: Collection[str] = (),
         holds: str | None = None,
     ) -> None:
-        """Raise :class:`RunMismatch`, naming every differing setting, unless ``theirs`` and ``mine`` agree."""
-        diffs = settings_diffs(theirs, mine, defaults=defaults, labels=labels)
+        """Raise :class:`RunMismatch`, naming every differing setting, unless ``theirs`` and ``mine`` agree.
+
+        ``defaults``, ``labels`` and ``hidden`` as in :func:`settings_diffs`;
+        ``holds`` replaces the folder's words for what it holds.
+        """
+        diffs = settings_diffs(theirs, mine, defaults=defaults, labels=labels, hidden=hidden)
         if diffs:
             raise RunMismatch(f"{self.path} holds {holds or self.holds} ({'; '.join(diffs)}); {self.hint}")
 
