@@ -170,7 +170,7 @@ def test_gnugo_levels_are_real_levels(tmp_path: Path, monkeypatch: pytest.Monkey
     """
     _gnugo()
     # The games stop after 8 moves; the referee's final_score of such an open board takes GNU Go seconds.
-    monkeypatch.setattr("fuseki.arena.gtp_match.Referee.final_score", lambda self, state: "B+1.5")
+    monkeypatch.setattr("fuseki.arena.scoring.Referee.final_score", lambda self, state: "B+1.5")
     weak, strong = tmp_path / "weak", tmp_path / "strong"
     generate(GenerateSettings(engine="gnugo", size=9, levels=(1,), seed=3, max_moves=8), weak, 1)
     generate(GenerateSettings(engine="gnugo", size=9, levels=(10,), seed=3, max_moves=8), strong, 1)

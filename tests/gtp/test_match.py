@@ -22,15 +22,10 @@ import pytest
 from fuseki.cli import main
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color
-from fuseki.arena.gtp_match import (
-    GameOutcome,
-    Match,
-    MatchSettings,
-    MatchSettingsMismatch,
-    MatchSummary,
-    parse_result,
-    wilson_interval,
-)
+from fuseki.arena.match import Match, MatchSettings, MatchSettingsMismatch
+from fuseki.arena.outcome import GameOutcome, MatchSummary
+from fuseki.go.sgf import parse_result
+from fuseki.util.stats import wilson_interval
 
 
 def find_real_gnugo() -> str | None:
@@ -464,10 +459,13 @@ def test_random_bot_loses_to_gnugo(tmp_path: Path, capsys) -> None:
 def test_doctests() -> None:
     import doctest
 
-    import fuseki.arena.gtp_match as module
+    import fuseki.arena.match
+    import fuseki.arena.outcome
+    import fuseki.arena.scoring
 
-    failures, _ = doctest.testmod(module)
-    assert failures == 0
+    for module in (fuseki.arena.match, fuseki.arena.outcome, fuseki.arena.scoring):
+        failures, _ = doctest.testmod(module)
+        assert failures == 0, module.__name__
 
 
 # ---- our own count and its dead-stone estimate (spec T4) ---------------------------------
@@ -487,7 +485,7 @@ X O O X .
 def test_own_count_estimates_differ_and_name_themselves() -> None:
     from fuseki.go.coords import Point
     from fuseki.go.state import GameState
-    from fuseki.arena.gtp_match import OwnCount, scored_by
+    from fuseki.arena.scoring import OwnCount, scored_by
 
     state = GameState.from_ascii(MUTUAL_ATARI)
     none, playouts, network = OwnCount(), OwnCount("playouts"), OwnCount("network")

@@ -23,25 +23,14 @@ from hypothesis import strategies as st
 
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color, GameState, Move
-from fuseki.arena.gtp_match import Forfeit
-from fuseki.arena.evaluate import (
-    AgentSpec,
-    EvalSettings,
-    EvalSettingsMismatch,
-    GtpAgent,
-    OwnershipScorer,
-    binomial_test,
-    build_agent,
-    check_spec,
-    clip_score,
-    elo_difference,
-    elo_interval,
-    evaluate,
-    game_seed,
-    parse_agent_spec,
-    play_game,
-    round_robin,
-)
+from fuseki.arena.eval_games import play_game
+from fuseki.arena.eval_settings import EvalSettings, EvalSettingsMismatch, game_seed
+from fuseki.arena.evaluate import evaluate, round_robin
+from fuseki.arena.gtp_player import GtpAgent
+from fuseki.arena.outcome import Forfeit
+from fuseki.arena.scoring import OwnershipScorer
+from fuseki.arena.specs import AgentSpec, build_agent, check_spec, parse_agent_spec
+from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
 
 FAKE_ENGINE = Path(__file__).parents[1] / "gtp" / "fake_gtp_engine.py"
 
@@ -464,7 +453,7 @@ def test_eval_settings_validation() -> None:
 @pytest.mark.gnugo
 @pytest.mark.skipif(find_gnugo() is None, reason="GNU Go is not installed")
 def test_gnugo_referee_scores_the_games() -> None:
-    from fuseki.arena.evaluate import referee_argv
+    from fuseki.arena.eval_settings import referee_argv
 
     settings = EvalSettings("random", "uniform", size=5, referee="gnugo --mode gtp", max_moves=40)
     assert referee_argv(settings)[-1] == "--chinese-rules"  # area scoring, as fuseki match does
@@ -542,3 +531,14 @@ def test_old_eval_json_without_the_setting_resumes(tmp_path: Path) -> None:
     assert evaluate(settings, 1, sgf_dir=tmp_path).match.outcomes[0].reused
     with pytest.raises(EvalSettingsMismatch, match="dead_stones"):
         evaluate(EvalSettings("random", "random", size=5, max_moves=6, dead_stones="network"), 1, sgf_dir=tmp_path)
+
+
+def test_doctests_of_the_evaluation_modules() -> None:
+    import doctest
+
+    import fuseki.arena.evaluate
+    import fuseki.arena.specs
+
+    for module in (fuseki.arena.evaluate, fuseki.arena.specs):
+        failures, tried = doctest.testmod(module)
+        assert failures == 0 and tried > 0, module.__name__

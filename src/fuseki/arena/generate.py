@@ -12,8 +12,8 @@ so we make our own (the book does the same in chapter 6 with
   every game at level 10. The moves are checked
   by our rules engine and the finished game is scored by a GNU Go referee's
   ``final_score``: all of this is the match runner's machinery
-  (:class:`~fuseki.arena.gtp_match.Engine`, :func:`~fuseki.arena.gtp_match.play_gtp_game`,
-  :class:`~fuseki.arena.gtp_match.Referee`).
+  (:class:`~fuseki.arena.gtp_engines.Engine`, :func:`~fuseki.arena.match.play_gtp_game`,
+  :class:`~fuseki.arena.scoring.Referee`).
 - ``engine="mcts"``: our MCTS plays itself in-process, ``playouts`` per move,
   after the same random opening; finished games are scored by our area count.
 
@@ -53,8 +53,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.arena.gtp_engines import Engine
+from fuseki.arena.match import play_gtp_game
+from fuseki.arena.outcome import Forfeit
+from fuseki.arena.scoring import Referee
 from fuseki.data.stats import RECIPE_FILE
+from fuseki.go.rules import KoRule, Rules, Scoring
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, derive_seed, field_defaults
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
@@ -514,8 +518,6 @@ class _GnuGoPlayer:
     """
 
     def __init__(self, settings: GenerateSettings, out_dir: Path) -> None:
-        from fuseki.arena.gtp_match import Engine, Referee
-
         self.settings = settings
         self.out_dir = out_dir
         argv = settings.gnugo_argv()
@@ -526,8 +528,6 @@ class _GnuGoPlayer:
         self.referee = Referee(argv, timeout=SETUP_TIMEOUT)  # at GNU Go's default level, 10
 
     def play(self, number: int) -> GameDone:
-        from fuseki.arena.gtp_match import Forfeit
-
         started = time.monotonic()
         errors: list[str] = []
         for attempt in range(ATTEMPTS):
@@ -541,8 +541,6 @@ class _GnuGoPlayer:
         return GameDone(number, "", 0, "", "", time.monotonic() - started, error="; ".join(errors))
 
     def _play(self, plan: GamePlan, started: float, errors: list[str]) -> GameDone:
-        from fuseki.arena.gtp_match import play_gtp_game
-
         s = self.settings
         by_color = self.engines
         levels = {Color.BLACK: plan.black_level, Color.WHITE: plan.white_level}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 if TYPE_CHECKING:
-    from fuseki.arena.evaluate import EvalSummary
+    from fuseki.arena.outcome import EvalSummary
 
 
 _seconds = seconds
@@ -157,7 +157,8 @@ def _check(args: argparse.Namespace) -> dict[str, object]:
     """Every check that can fail before a game is played, as one-line user errors."""
     from fuseki.go.rules import PRESETS
     from fuseki.engines.programs import program_exists, resolve_command
-    from fuseki.arena.evaluate import EvalSettings, check_spec, parse_agent_spec
+    from fuseki.arena.eval_settings import EvalSettings
+    from fuseki.arena.specs import check_spec, parse_agent_spec
 
     args.agents = [a.strip() for a in args.agents]
     if args.round_robin:
@@ -199,7 +200,8 @@ def _check(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.arena.evaluate import EvalSettings, EvalSettingsMismatch, evaluate
+    from fuseki.arena.eval_settings import EvalSettings, EvalSettingsMismatch
+    from fuseki.arena.evaluate import evaluate
 
     options = _check(args)
 
@@ -232,7 +234,8 @@ def _run_round_robin(
     args: argparse.Namespace, options: dict[str, object], progress: Callable[[str], None]
 ) -> int:
     from fuseki.util.atomic import write_json_atomic
-    from fuseki.arena.evaluate import EvalSettingsMismatch, round_robin
+    from fuseki.arena.eval_settings import EvalSettingsMismatch
+    from fuseki.arena.evaluate import round_robin
     from fuseki.arena.ratings import fit_ratings, plot_ratings
 
     plot = args.plot or (os.path.join(args.sgf_dir, "ratings.png") if args.sgf_dir else "ratings.png")

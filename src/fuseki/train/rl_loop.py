@@ -58,6 +58,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
+
 __all__ = [
     "LOOP_FILE",
     "METHODS",
@@ -217,21 +219,15 @@ class EvalRecord:
 
     @property
     def p_value(self) -> float:
-        from fuseki.arena.evaluate import binomial_test
-
         return binomial_test(self.wins, self.wins + self.losses, alternative="greater")
 
     @property
     def elo(self) -> float:
         """The candidate's Elo advantage; at 0 % or 100 % as if half a game had gone the other way (finite)."""
-        from fuseki.arena.evaluate import clip_score, elo_difference
-
         return elo_difference(clip_score(self.score, self.games)) if self.games else 0.0
 
     @property
     def elo_ci95(self) -> tuple[float, float]:
-        from fuseki.arena.evaluate import elo_interval
-
         return elo_interval(self.wins + 0.5 * self.draws, self.games)
 
     def to_json(self) -> dict[str, Any]:
@@ -479,7 +475,8 @@ def _spec(path: Path, epsilon: float) -> str:
 def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: Progress) -> EvalRecord:
     """Play the candidate (A) against the champion (B); the candidate's record. Tests replace this to force outcomes."""
     from fuseki.go.rules import Rules
-    from fuseki.arena.evaluate import EvalSettings, evaluate
+    from fuseki.arena.eval_settings import EvalSettings
+    from fuseki.arena.evaluate import evaluate
 
     number = rec["round"]
     size = int(rec["board_size"])

@@ -1,0 +1,417 @@
+"""Matches between two GTP engines: :class:`Match`.
+
+A match plays N games between engine A and engine B (any two GTP programs,
+given as command lines), with colours alternating: A is Black in games 1, 3,
+5, ... (even 0-based index). Each move an engine generates is checked with our
+own :class:`~fuseki.go.state.GameState` before the other engine sees it. An
+engine that crashes, hangs past the move time, answers ``?`` to ``genmove``,
+or answers with a vertex that does not parse or an illegal move loses that
+game by forfeit (``RE[B+F]``/``RE[W+F]``, the reason in the game comment); it
+is restarted for the next game and the match goes on.
+
+Finished games (two passes) are scored by a referee engine (GNU Go by
+default) that replays the moves and answers ``final_score``; without a
+referee, or when the referee fails, our own area count decides
+(:class:`~fuseki.arena.scoring.OwnCount`). Which stones our count removes as dead is a setting,
+``dead_stones``: ``none`` (every stone alive, the default, as before),
+``playouts`` (:mod:`fuseki.go.ownership`) or ``network`` (the thesis's
+classifier, :mod:`fuseki.deadstones.scorer`, spec T4). A game scored by our
+count says so, and by which estimate, in a ``note:`` line of its SGF comment
+and in the ``dead_stones`` field of its JSON result.
+
+Each game is written as ``game_0001.sgf`` ... in the SGF folder, atomically,
+next to a ``match.json`` with the settings. Running the same match again with
+the same folder reuses the finished games and plays only the missing ones.
+
+The result is a :class:`~fuseki.arena.outcome.MatchSummary`: wins, draws, forfeits and A's win rate
+with a Wilson 95 % interval, draws counting half a win.
+
+The pieces of one game are public for other drivers (the self-play corpus
+generator uses them): :class:`~fuseki.arena.gtp_engines.Engine` (a
+restartable GTP engine whose failures raise
+:class:`~fuseki.arena.outcome.Forfeit`), :func:`play_gtp_game` (the checked
+move loop and the scoring) and :class:`~fuseki.arena.scoring.Referee`
+(``final_score`` of a replayed game).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from fuseki.arena.gtp_engines import Engine
+from fuseki.arena.outcome import (
+    Forfeit,
+    GameOutcome,
+    MatchSummary,
+    PlayedGame,
+    a_color,
+    progress_line,
+    side_of,
+)
+from fuseki.arena.records import read_finished, settings_diffs
+from fuseki.arena.scoring import OwnCount, Referee, check_dead_stones, scored_by
+from fuseki.engines.programs import program_exists, resolve_command
+from fuseki.go.coords import CoordinateError, check_size
+from fuseki.go.handicap import max_fixed_handicap
+from fuseki.go.rules import Rules, Scoring
+from fuseki.go.sgf import GameRecord, parse_result, save_sgf
+from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+
+__all__ = [
+    "DEFAULT_REFEREE",
+    "SETTINGS_FILE",
+    "Match",
+    "MatchSettings",
+    "MatchSettingsMismatch",
+    "play_gtp_game",
+]
+
+#: The referee when none is given. ``--chinese-rules`` is added for area scoring.
+DEFAULT_REFEREE = "gnugo --mode gtp"
+#: The settings file in a match's SGF folder.
+SETTINGS_FILE = "match.json"
+
+
+class MatchSettingsMismatch(ValueError):
+    """The SGF folder holds a match with other settings; resuming it would mix two matches."""
+
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSettings:
+    """Everything that must stay the same for a match to be resumed (not the number of games)."""
+
+    engine_a: str
+    engine_b: str
+    size: int = 9
+    komi: float = 7.5
+    handicap: int = 0
+    move_time: float = 10.0
+    max_moves: int | None = None  #: ``None``: three times the board's area
+    rules: str = "chinese"
+    referee: str | None = (
+        DEFAULT_REFEREE  #: ``None``: our own area count (:class:`~fuseki.arena.scoring.OwnCount`)
+    )
+    seed: int = 0
+    #: Which stones our own count removes: ``none``, ``playouts`` or ``network`` (:data:`DEAD_STONE_CHOICES`).
+    dead_stones: str = "none"
+    dead_stones_model: str | None = None  #: ``network`` only: a model file or name; ``None``: the shipped one
+    #: Send ``time_settings 0 T 1`` at the start of each game. Off by default:
+    #: GNU Go with a clock ignores ``--level`` and thinks as long as the clock
+    #: allows (its level-1 moves become its level-10 moves, docs/match.md), so
+    #: a match "against level 1" would not be one. ``move_time`` bounds each
+    #: ``genmove`` either way.
+    clock: bool = False
+
+    #: Match folders written before ``clock`` existed were played with a clock.
+    LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
+
+    def __post_init__(self) -> None:
+        check_size(self.size)
+        Rules.preset(self.rules)  # ValueError for an unknown preset
+        if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
+            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+        if self.handicap and not 2 <= self.handicap <= max_fixed_handicap(self.size):
+            raise ValueError(
+                f"fixed handicap on {self.size}x{self.size} must be from 2 to "
+                f"{max_fixed_handicap(self.size)} stones (or 0), got {self.handicap}"
+            )
+        if not (math.isfinite(self.move_time) and self.move_time > 0):
+            raise ValueError(
+                f"move time must be a positive number of seconds, got {self.move_time}"
+            )
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+        check_dead_stones(self.dead_stones, self.dead_stones_model)
+
+    @property
+    def move_cap(self) -> int:
+        return (
+            self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+        )
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.preset(self.rules).replace(komi=float(self.komi))
+
+    def referee_argv(self) -> list[str] | None:
+        """The referee's command, with GNU Go's ``--chinese-rules`` for area scoring when it is the default."""
+        if self.referee is None:
+            return None
+        argv = resolve_command(self.referee)
+        if self.referee == DEFAULT_REFEREE and self.game_rules.scoring is Scoring.AREA:
+            argv.append("--chinese-rules")
+        return argv
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchSettings:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{**cls.LEGACY, **{k: v for k, v in data.items() if k in fields}})
+
+
+def play_gtp_game(
+    engines_by_color: Mapping[Color, Engine],
+    state: GameState,
+    *,
+    move_cap: int,
+    move_time: float,
+    referee: Referee | None = None,
+    own_count: OwnCount | None = None,
+) -> PlayedGame:
+    """Alternate genmove/play from ``state`` until two passes, a resignation or the move cap.
+
+    The engines must be set up (:meth:`~fuseki.arena.gtp_engines.Engine.setup`) and know the moves that
+    ``state`` already holds (an opening, sent with ``play``). Each generated
+    move is checked on our ``GameState`` before the other engine gets it. A
+    game that did not end by resignation is scored by ``referee`` (``None``:
+    ``own_count``, our area count, by default with every stone alive). ``genmove`` may take
+    ``move_time`` seconds. Raises :class:`~fuseki.arena.outcome.Forfeit` for the first engine that
+    fails; the caller decides what that means for the game.
+    """
+    size = state.size
+    notes: list[str] = []
+    while not state.is_over() and state.move_number < move_cap:
+        color = state.next_player
+        mover, other = engines_by_color[color], engines_by_color[color.other]
+        reply = mover.call(
+            color, lambda gtp, c=color: gtp.genmove(c, timeout=move_time)
+        )
+        if reply == "resign":
+            state = state.play(Move.resign())
+            return PlayedGame(state, state.result(), "resign", tuple(notes))
+        try:
+            move = Move.from_gtp(reply, size)
+        except (CoordinateError, ValueError) as e:
+            raise Forfeit(
+                color, f"answered genmove with {reply[:40]!r}: {e}"
+            ) from None
+        try:
+            state = state.play(move)
+        except IllegalMoveError as e:
+            raise Forfeit(
+                color,
+                f"played the illegal move {reply} at move {state.move_number + 1}: {e.reason}",
+            ) from None
+        vertex = move.gtp(size)
+        try:
+            other.call(color.other, lambda gtp, c=color, v=vertex: gtp.play(c, v))
+        except Forfeit as f:
+            raise Forfeit(
+                f.color, f"{f.reason} (after the opponent's legal move {vertex})"
+            ) from None
+    if not state.is_over():
+        notes.append(
+            f"stopped at the move cap ({move_cap} moves) and scored as it stood"
+        )
+    if referee is None:
+        result, note = (own_count if own_count is not None else OwnCount()).score(state)
+    else:
+        result, note = referee.score(state)
+    if note:
+        notes.append(note)
+    winner, _ = parse_result(result)
+    kind = "draw" if winner is None else "score"
+    return PlayedGame(state, result, kind, tuple(notes))
+
+
+# ---- the match -------------------------------------------------------------------
+
+
+class Match:
+    """A match between the engines of ``settings``; :meth:`run` plays it.
+
+    ``sgf_dir`` (optional) receives ``match.json`` and one SGF per game, and
+    makes the match resumable. ``progress`` is called with one line per game.
+    ``setup_timeout`` bounds every command but ``genmove`` (engine start-up
+    included).
+    """
+
+    def __init__(
+        self,
+        settings: MatchSettings,
+        sgf_dir: str | os.PathLike[str] | None = None,
+        *,
+        progress: Callable[[str], None] | None = None,
+        setup_timeout: float = 30.0,
+    ) -> None:
+        self.settings = settings
+        self.sgf_dir = Path(sgf_dir) if sgf_dir is not None else None
+        self.progress = progress or (lambda line: None)
+        self.setup_timeout = setup_timeout
+        self.engines = {
+            "A": Engine("A", resolve_command(settings.engine_a), setup_timeout),
+            "B": Engine("B", resolve_command(settings.engine_b), setup_timeout),
+        }
+        self.referee_argv = settings.referee_argv()
+        #: Our count, for games without a referee or whose referee failed;
+        #: built now so that an unreadable model is an error before any game.
+        self.own_count = OwnCount(settings.dead_stones, model=settings.dead_stones_model)
+        self.referee = (
+            None
+            if self.referee_argv is None
+            else Referee(self.referee_argv, timeout=setup_timeout, fallback=self.own_count)
+        )
+
+    # ---- set-up and resume ---------------------------------------------------
+
+    def check(self) -> None:
+        """Raise ``FileNotFoundError`` for a program that does not exist (before any game)."""
+        for label, engine in self.engines.items():
+            if not program_exists(engine.argv):
+                raise FileNotFoundError(
+                    f"engine {label}: program {engine.argv[0]!r} not found"
+                )
+        if self.referee_argv is not None and not program_exists(self.referee_argv):
+            raise FileNotFoundError(
+                f"referee: program {self.referee_argv[0]!r} not found (use --referee none for our own count)"
+            )
+
+    def prepare_dir(self) -> None:
+        """Create the SGF folder and its ``match.json``, or check it against ours.
+
+        Raises :class:`MatchSettingsMismatch` when the folder holds another match.
+        """
+        if self.sgf_dir is None:
+            return
+        self.sgf_dir.mkdir(parents=True, exist_ok=True)
+        path = self.sgf_dir / SETTINGS_FILE
+        mine = self.settings.to_dict()
+        if path.exists():
+            try:
+                theirs = json.loads(path.read_text(encoding="utf-8")).get(
+                    "settings", {}
+                )
+            except (ValueError, AttributeError) as e:
+                raise MatchSettingsMismatch(
+                    f"{path} is not a match settings file ({e})"
+                ) from None
+            diffs = settings_diffs(MatchSettings, theirs, mine)
+            if diffs:
+                raise MatchSettingsMismatch(
+                    f"{self.sgf_dir} holds a match with other settings ({'; '.join(diffs)}); "
+                    "use another --sgf-dir or the same settings"
+                )
+            return
+        data = {"fuseki_match": 1, "settings": mine}
+        save_sgf(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+
+    def game_path(self, number: int) -> Path | None:
+        return None if self.sgf_dir is None else self.sgf_dir / f"game_{number:04d}.sgf"
+
+    def _reuse(self, number: int) -> GameOutcome | None:
+        """The outcome stored in an earlier run's SGF for this game, if it is finished and readable."""
+        path = self.game_path(number)
+        return None if path is None else read_finished(path, number)
+
+    # ---- running ---------------------------------------------------------------
+
+    def run(self, games: int) -> MatchSummary:
+        """Play (or reuse) games 1 to ``games`` and return the tally."""
+        if games < 0:
+            raise ValueError(f"number of games must not be negative, got {games}")
+        self.prepare_dir()
+        outcomes: list[GameOutcome] = []
+        try:
+            for number in range(1, games + 1):
+                outcome = self._reuse(number)
+                if outcome is None:
+                    outcome = self.play_game(number)
+                outcomes.append(outcome)
+                self._report(outcome, outcomes, games)
+        finally:
+            self.close()
+        return MatchSummary(
+            tuple(outcomes), self.engines["A"].name, self.engines["B"].name
+        )
+
+    def _report(self, outcome: GameOutcome, outcomes: list[GameOutcome], games: int) -> None:
+        self.progress(progress_line(outcome, games, outcomes))
+
+    def close(self) -> None:
+        for engine in self.engines.values():
+            engine.stop()
+        if self.referee is not None:
+            self.referee.close()
+
+    def play_game(self, number: int) -> GameOutcome:
+        """Play game ``number`` (1-based), write its SGF, and return its outcome."""
+        s = self.settings
+        color_a = a_color(number)
+        by_color = {
+            color_a: self.engines["A"],
+            color_a.other: self.engines["B"],
+        }
+        state = GameState.new(s.size, s.game_rules, handicap=s.handicap)
+        notes: tuple[str, ...] = ()
+        result = ""
+        reason = ""
+        kind = ""
+        forfeited: Color | None = None
+        try:
+            for color in (Color.BLACK, Color.WHITE):
+                by_color[color].setup(
+                    color,
+                    size=s.size,
+                    komi=s.komi,
+                    move_time=s.move_time,
+                    handicap=s.handicap,
+                    clock=s.clock,
+                )
+            game = play_gtp_game(
+                by_color,
+                state,
+                move_cap=s.move_cap,
+                move_time=s.move_time,
+                referee=self.referee,
+                own_count=self.own_count,
+            )
+            state, result, kind, notes = game.state, game.result, game.kind, game.notes
+        except Forfeit as f:
+            forfeited = f.color
+            reason = f"{f.color.name.lower()} ({by_color[f.color].label}: {by_color[f.color].name}) {f.reason}"
+            result = f"{f.color.other.letter}+F"
+            kind = "forfeit"
+            by_color[f.color].stop()  # restarted, fresh, for the next game
+        winner, _ = parse_result(result)
+        comment_lines = [
+            (
+                f"fuseki match game {number}: A = {self.engines['A'].name} ({color_a.name.lower()}), "
+                f"B = {self.engines['B'].name} ({color_a.other.name.lower()})"
+            )
+        ]
+        if forfeited is not None:
+            comment_lines.append(f"forfeit: {reason}")
+        comment_lines += [f"note: {n}" for n in notes]
+        record = GameRecord.from_state(
+            state,
+            black=by_color[Color.BLACK].name,
+            white=by_color[Color.WHITE].name,
+            result=result,
+            date=datetime.date.today().isoformat(),
+        )
+        record.comment = "\n".join(comment_lines)
+        record.event = "fuseki match"
+        record.game_name = f"game {number}"
+        path = self.game_path(number)
+        if path is not None:
+            save_sgf(path, record)
+        return GameOutcome(
+            number,
+            color_a,
+            result,
+            side_of(winner, color_a),
+            kind,
+            reason if forfeited is not None else "; ".join(notes),
+            len(record.moves),
+            dead_stones=None if forfeited is not None else scored_by("\n".join(notes)),
+        )
