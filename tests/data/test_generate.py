@@ -196,6 +196,16 @@ def test_mcts_selfplay_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["reused"] == 1
 
 
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path: Path) -> None:
+    from fuseki.arena.generate import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)
+    with run_folder(tmp_path / "corpus").locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        generate(settings, tmp_path / "corpus", 1)
+    assert not game_path(tmp_path / "corpus", 1).exists()
+
+
 def test_a_killed_run_leaves_its_time_in_the_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("fuseki.arena.generate.RUN_SAVE_SECONDS", 0.0)
     settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)

@@ -189,6 +189,16 @@ def test_resume_redoes_only_missing_or_corrupt_shards(corpus, tmp_path):
     assert folder_files(out) == before
 
 
+def test_a_second_run_on_the_same_folder_is_refused(corpus, tmp_path):
+    from fuseki.data.processor import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    out = tmp_path / "out"
+    with run_folder(out).locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        process_games([corpus], out, encoder="oneplane", size=9, shard_games=3)
+    assert not (out / "manifest.json").exists()
+
+
 def test_another_plan_in_the_same_folder_is_refused(corpus, tmp_path):
     out = tmp_path / "out"
     process_games([corpus], out, encoder="oneplane", size=9, shard_games=3)

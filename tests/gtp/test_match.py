@@ -131,6 +131,16 @@ def _match(
     return Match(settings, sgf_dir, progress=lambda event: lines.append(event.message), setup_timeout=5.0), lines
 
 
+def test_a_second_match_on_the_same_folder_is_refused(engine, tmp_path: Path) -> None:
+    from fuseki.util.runs import RunFolderBusy
+
+    m, _ = _match(engine(), engine("--moves=1"), tmp_path / "games", size=7)
+    assert m.folder is not None
+    with m.folder.locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        m.run(1)
+    assert not (tmp_path / "games" / "game_0001.sgf").exists()
+
+
 # ---- pure parts -------------------------------------------------------------------
 
 

@@ -197,6 +197,16 @@ def test_a_folder_of_another_loop_is_refused(agents, whole):
         run_loop(tiny(agents / "ac.safetensors", keep_latest=True), out, 2)
 
 
+def test_a_second_loop_on_the_same_folder_is_refused(agents, tmp_path):
+    from fuseki.train.rl_loop import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    out = tmp_path / "loop"
+    with run_folder(out).locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        run_loop(tiny(agents / "ac.safetensors"), out, 1)
+    assert not (out / LOOP_FILE).exists()
+
+
 def test_a_start_file_of_the_wrong_kind_is_refused(agents, tmp_path):
     with pytest.raises(ValueError, match="trains 'ac' agents"):
         run_loop(tiny(agents / "pg.safetensors"), tmp_path / "loop", 1)
