@@ -158,10 +158,18 @@ def open_renderer(mode: str = "auto", stream: IO[str] | None = None) -> Iterator
         renderer.close()
 
 
-def print_json(obj: Any, *, file: IO[str] | None = None, sort_keys: bool = False) -> None:
+def print_json(
+    obj: Any,
+    *,
+    file: IO[str] | None = None,
+    sort_keys: bool = False,
+    default: Callable[[Any], Any] | None = None,
+) -> None:
     """Print ``obj`` as one line of JSON and flush: the last line of a command run with ``--json``.
 
     The object's own key order is kept unless ``sort_keys`` (some results
-    promise their first keys in a fixed order).
+    promise their first keys in a fixed order); ``default`` as in
+    :func:`json.dumps`.
     """
-    print(json.dumps(obj, sort_keys=sort_keys), file=file if file is not None else sys.stdout, flush=True)
+    text = json.dumps(obj, sort_keys=sort_keys, default=default)
+    print(text, file=file if file is not None else sys.stdout, flush=True)
