@@ -49,7 +49,7 @@ import secrets
 import shlex
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -751,7 +751,7 @@ def _record_run(
     folder.write(recipe)
 
 
-def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Iterator[GameDone]:
+def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Generator[GameDone, None, None]:
     """Play the games in ``todo``, yielding each as it finishes (in any order with workers)."""
     if not todo:
         return

@@ -51,7 +51,7 @@ import math
 import os
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -333,7 +333,7 @@ def _worker_chunk(index: int) -> dict[str, Any]:
     return _play_chunk(players, out, index, games, sgf)
 
 
-def _run(plan: _Plan, out: Path, todo: list[int], games: int, workers: int, sgf: bool) -> Iterator[dict[str, Any]]:
+def _run(plan: _Plan, out: Path, todo: list[int], games: int, workers: int, sgf: bool) -> Generator[dict[str, Any], None, None]:
     if not todo:
         return
     if workers == 1 or len(todo) == 1:

@@ -149,9 +149,13 @@ def open_renderer(mode: str = "auto", stream: IO[str] | None = None) -> Iterator
         return
     if mode == "auto":
         mode = "bar" if out.isatty() else "lines"
-    renderer: LineRenderer | JsonRenderer | BarRenderer = {"lines": LineRenderer, "json": JsonRenderer, "bar": BarRenderer}[
-        mode
-    ](out)
+    renderer: LineRenderer | JsonRenderer | BarRenderer
+    if mode == "bar":
+        renderer = BarRenderer(out)
+    elif mode == "json":
+        renderer = JsonRenderer(out)
+    else:
+        renderer = LineRenderer(out)
     try:
         yield renderer
     finally:
