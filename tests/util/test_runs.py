@@ -1,4 +1,4 @@
-"""Run folders (fuseki.util.runs): the lock refuses a second run and dies with its process, settings diffs, legacy defaults, pools."""
+"""Run folders (fuseki.util.runs): the lock refuses a second run and dies with its process; settings; pools."""
 
 from __future__ import annotations
 
@@ -203,7 +203,12 @@ def test_settings_are_written_atomically_and_read_back(tmp_path):
 def test_chunk_plan_from_files_present(tmp_path):
     for n in (1, 3):
         (tmp_path / f"item_{n}").write_text("done")
-    plan = ChunkPlan.scan(range(1, 5), lambda n: (tmp_path / f"item_{n}").read_text() if (tmp_path / f"item_{n}").exists() else None)
+
+    def finished(n: int) -> str | None:
+        path = tmp_path / f"item_{n}"
+        return path.read_text() if path.exists() else None
+
+    plan = ChunkPlan.scan(range(1, 5), finished)
     assert plan.done == {1: "done", 3: "done"} and plan.todo == [2, 4]
 
 

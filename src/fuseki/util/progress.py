@@ -137,9 +137,9 @@ class BarRenderer:
 
 @contextlib.contextmanager
 def open_renderer(mode: str = "auto", stream: IO[str] | None = None) -> Iterator[ProgressCallback | None]:
-    """The renderer of ``mode`` (:data:`PROGRESS_MODES`) on ``stream`` (stderr), closed at the end; ``None`` for ``none``.
+    """The renderer of ``mode`` (:data:`PROGRESS_MODES`) on ``stream`` (stderr), closed at the end.
 
-    ``auto`` is a bar on a terminal and lines anywhere else.
+    ``auto`` is a bar on a terminal and lines anywhere else; ``none`` yields ``None``.
     """
     if mode not in PROGRESS_MODES:
         raise ValueError(f"unknown progress mode {mode!r}; one of {', '.join(PROGRESS_MODES)}")

@@ -156,10 +156,11 @@ class RunFolder:
     ...                 "a run settings file", "use another --out or the same settings")
     >>> with run.locked():
     ...     run.write({"settings": {"seed": 1}})
-    ...     run.check(run.saved_settings() or {}, {"seed": 2})
-    Traceback (most recent call last):
-    ...
-    fuseki.util.runs.RunMismatch: ... holds a run with other settings (seed: 1 there, 2 now); use another --out or the same settings
+    ...     try:
+    ...         run.check(run.saved_settings() or {}, {"seed": 2})
+    ...     except RunMismatch as e:
+    ...         print(str(e).split(" holds ")[1])
+    a run with other settings (seed: 1 there, 2 now); use another --out or the same settings
     """
 
     path: Path
