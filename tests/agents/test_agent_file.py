@@ -171,6 +171,58 @@ def test_newer_format_version(saved) -> None:
     check_rejected(path, "newer fuseki.*upgrade fuseki")
 
 
+def test_format_2_writes_and_reads_the_game(saved, tmp_path: Path) -> None:
+    path, net = saved
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as f:
+        meta = json.loads(f.metadata()[METADATA_KEY])
+    assert FORMAT_VERSION == 2 and (meta["format_version"], meta["game"]) == (2, "go")
+    assert read_agent_info(path).game == "go"
+    enc = get_encoder("oneplane", 5)
+    other = tmp_path / "ttt.safetensors"
+    save_agent(other, net, encoder=enc, network=NET, network_options={"width": 3}, game="tictactoe")
+    info = read_agent_info(other)
+    assert (info.format_version, info.game) == (2, "tictactoe")
+    assert load_agent_file(other)[1].game == "tictactoe"
+    with pytest.raises(ValueError, match="unknown game 'shogi'.*known games: chess, go"):
+        save_agent(tmp_path / "x.safetensors", net, encoder=enc, network=NET, network_options={"width": 3}, game="shogi")
+    assert not (tmp_path / "x.safetensors").exists()
+
+
+def test_format_1_files_still_load_as_go(saved) -> None:
+    """A file written before the game field (format 1, as the old writer made it) is a Go agent."""
+    path, net = saved
+
+    def as_version_1(meta: dict) -> None:
+        del meta["game"]
+        meta["format_version"] = 1
+
+    rewrite_metadata(path, as_version_1)
+    model, info = load_agent_file(path)
+    assert (info.format_version, info.game) == (1, "go")
+    for key, value in net.state_dict().items():
+        assert torch.equal(model.state_dict()[key], value)
+    assert read_agent_info(path) == info
+
+
+def test_format_2_needs_its_game(saved) -> None:
+    path, _ = saved
+    rewrite_metadata(path, lambda m: m.pop("game"))
+    check_rejected(path, "corrupt agent file: its metadata lacks game")
+    rewrite_metadata(path, lambda m: m.update(game=7))
+    check_rejected(path, "bad metadata field game")
+
+
+def test_format_3_is_refused(saved) -> None:
+    path, _ = saved
+    rewrite_metadata(path, lambda m: m.update(format_version=3, fuseki_version="9.0"))
+    message = check_rejected(path, "newer fuseki")
+    assert "agent file format 3" in message and "reads format 2" in message and "upgrade fuseki" in message
+    with pytest.raises(AgentFileError, match="newer fuseki"):
+        read_agent_info(path)
+
+
 def test_weights_that_do_not_fit_the_architecture(saved) -> None:
     path, _ = saved
     rewrite_metadata(path, lambda m: m["network_options"].update(width=5))

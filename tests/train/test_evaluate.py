@@ -9,7 +9,6 @@ fractions), and against SciPy where it is installed.
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import sys
 import types
@@ -21,15 +20,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuseki.go.sgf import load_sgf
-from fuseki.go.state import Color, GameState, Move
-from fuseki.arena.eval_games import play_game
 from fuseki.arena.eval_settings import EvalSettings, EvalSettingsMismatch, game_seed
 from fuseki.arena.evaluate import evaluate, round_robin
+from fuseki.arena.go_plugin import play_go_game, record_kind, result_text
 from fuseki.arena.gtp_player import GtpAgent
 from fuseki.arena.outcome import Forfeit
 from fuseki.arena.scoring import OwnershipScorer
 from fuseki.arena.specs import AgentSpec, build_agent, check_spec, parse_agent_spec
+from fuseki.go.sgf import load_sgf
+from fuseki.go.state import Color, GameState, Move
 from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
 
 FAKE_ENGINE = Path(__file__).parents[1] / "gtp" / "fake_gtp_engine.py"
@@ -283,48 +282,65 @@ class Scripted:
         return Move.from_gtp(self.moves.pop(0), state.size) if self.moves else Move.pass_turn()
 
 
-def test_play_game_scores_with_dead_stones_removed() -> None:
+def test_play_go_game_scores_with_dead_stones_removed() -> None:
     # Black walls off the left three columns; White's lone stone at E5 is inside nothing: both pass.
     black = Scripted(["C1", "C2", "C3", "C4", "C5"])
     white = Scripted(["A1"])  # a white stone inside Black's area: dead
-    game = play_game(
+    game = play_go_game(
         {Color.BLACK: black, Color.WHITE: white},
         GameState.new(5, komi=0.5),
         move_cap=100,
         scorer=OwnershipScorer(playouts=100, seed=1),
     )
-    assert game.state.is_over() and game.kind == "score"
-    assert game.result.startswith("B+")
+    assert game.state.go.is_over() and (game.winner, game.reason) == (0, "score")
+    assert game.text is not None and game.text.startswith("B+") and game.margin == float(game.text[2:])
+    assert record_kind(game) == "score" and result_text(game) == game.text
     assert any("dead stone" in n for n in game.notes)
 
 
-def test_play_game_illegal_move_is_a_forfeit() -> None:
+def test_play_go_game_illegal_move_is_a_forfeit() -> None:
     black = Scripted(["C3", "C3"])
     white = Scripted(["D4"])
-    with pytest.raises(Forfeit) as info:
-        play_game(
-            {Color.BLACK: black, Color.WHITE: white},
-            GameState.new(5),
-            move_cap=100,
-            scorer=OwnershipScorer(playouts=10),
-        )
-    assert info.value.color is Color.BLACK and "illegal move C3" in info.value.reason
+    game = play_go_game(
+        {Color.BLACK: black, Color.WHITE: white},
+        GameState.new(5),
+        move_cap=100,
+        scorer=OwnershipScorer(playouts=10),
+    )
+    assert (game.winner, game.reason) == (1, "forfeit") and "illegal move C3 at move 3" in game.detail
+    assert (result_text(game), record_kind(game)) == ("W+F", "forfeit")
+    assert game.state.go.move_number == 2  # the moves before the forfeit are kept
 
 
-def test_play_game_move_cap_and_resignation() -> None:
+def test_play_go_game_gtp_style_forfeit_names_the_colour() -> None:
+    class Crashing:
+        def select_move(self, state: GameState) -> Move:
+            raise Forfeit(Color.WHITE, "crashed")
+
+    game = play_go_game(
+        {Color.BLACK: Scripted(["C3"]), Color.WHITE: Crashing()},
+        GameState.new(5),
+        move_cap=100,
+        scorer=OwnershipScorer(playouts=10),
+    )
+    assert (game.winner, game.reason, game.detail, result_text(game)) == (0, "forfeit", "crashed", "B+F")
+
+
+def test_play_go_game_move_cap_and_resignation() -> None:
     from fuseki.agents import make_agent
 
     agents = {Color.BLACK: make_agent("uniform", seed=1), Color.WHITE: make_agent("uniform", seed=2)}
-    game = play_game(agents, GameState.new(5), move_cap=6, scorer=OwnershipScorer(playouts=10))
-    assert game.state.move_number == 6 and any("move cap" in n for n in game.notes)
+    game = play_go_game(agents, GameState.new(5), move_cap=6, scorer=OwnershipScorer(playouts=10))
+    assert game.state.go.move_number == 6 and game.reason == "move_cap" and any("move cap" in n for n in game.notes)
+    assert record_kind(game) in ("score", "draw")
     resigner = Scripted(["resign"])
-    game = play_game(
+    game = play_go_game(
         {Color.BLACK: resigner, Color.WHITE: Scripted([])},
         GameState.new(5),
         move_cap=10,
         scorer=OwnershipScorer(playouts=10),
     )
-    assert (game.result, game.kind) == ("W+R", "resign")
+    assert (result_text(game), game.reason, game.winner, record_kind(game)) == ("W+R", "resign", 1, "resign")
 
 
 # ---- whole evaluations ----------------------------------------------------------------

@@ -132,3 +132,101 @@ def test_bad_arrays_are_refused():
         ExperienceBuffer(np.zeros((2, 1, 5, 5), np.uint8), [0], [1.0, 1.0], encoder="oneplane", board_size=5)
     with pytest.raises(ExperienceError, match="move indices"):
         ExperienceBuffer(np.zeros((1, 1, 5, 5), np.uint8), [26], [1.0], encoder="oneplane", board_size=5)
+
+
+# ---- visit distributions (pi) ----------------------------------------------------------
+
+
+def visits(point: int, n: int = 5, seed: int = 0) -> np.ndarray:
+    """A visit distribution with most weight on ``point`` (pass last)."""
+    rng = np.random.default_rng(seed)
+    row = rng.random(n * n + 1).astype(np.float32)
+    row[point] += 10
+    return row / row.sum()
+
+
+def with_pi(agent: str = "a") -> ExperienceCollector:
+    c = ExperienceCollector("sevenplane", 5, agent=agent)
+    c.begin_episode()
+    c.record_decision(planes(1), 3, estimated_value=0.5, pi=visits(3))
+    c.record_decision(planes(2), 25, pi=visits(25, seed=1))
+    c.complete_episode(reward=1)
+    return c
+
+
+def test_pi_round_trips_and_old_files_have_none(tmp_path):
+    buf = with_pi().to_buffer()
+    assert buf.pi is not None and buf.pi.dtype == np.float32 and buf.pi.shape == (2, 26)
+    buf.save(tmp_path / "pi.npz")
+    back = load_experience(tmp_path / "pi.npz")
+    assert back.pi is not None and back.pi.dtype == np.float32 and np.array_equal(back.pi, buf.pi)
+    assert back.header()["version"] == 2
+    with np.load(tmp_path / "pi.npz") as data:
+        assert "pi" in data.files
+    plain = collected().to_buffer()
+    assert plain.pi is None and plain.header()["version"] == 1  # an older fuseki still reads it
+    plain.save(tmp_path / "plain.npz")
+    with np.load(tmp_path / "plain.npz") as data:
+        assert "pi" not in data.files
+    assert load_experience(tmp_path / "plain.npz").pi is None
+
+
+def test_a_file_written_before_pi_existed_still_loads(tmp_path):
+    """The layout of version 1, written by hand as the old writer did: four arrays and the JSON header."""
+    import json
+
+    meta = {"format": "fuseki-experience", "version": 1, "encoder": "oneplane", "board_size": 5,
+            "positions": 1, "games": 1}
+    np.savez_compressed(tmp_path / "old.npz", states=planes(1, 1)[None], actions=np.array([4]),
+                        rewards=np.array([1.0], np.float32), advantages=np.array([0.5], np.float32),
+                        metadata=np.array(json.dumps(meta)))
+    old = load_experience(tmp_path / "old.npz")
+    assert old.pi is None and len(old) == 1 and old.actions.tolist() == [4]
+
+
+def test_version_and_pi_must_agree(tmp_path):
+    import json
+
+    buf = with_pi().to_buffer()
+    arrays = {"states": buf.states, "actions": buf.actions, "rewards": buf.rewards, "advantages": buf.advantages}
+    meta = {**buf.header(), "version": 1}
+    np.savez_compressed(tmp_path / "a.npz", **arrays, pi=buf.pi, metadata=np.array(json.dumps(meta)))
+    with pytest.raises(ExperienceError, match="version 1 file with a pi array"):
+        load_experience(tmp_path / "a.npz")
+    meta = {**buf.header(), "version": 2}
+    np.savez_compressed(tmp_path / "b.npz", **arrays, metadata=np.array(json.dumps(meta)))
+    with pytest.raises(ExperienceError, match="without its pi array"):
+        load_experience(tmp_path / "b.npz")
+    meta = {**buf.header(), "version": 3}
+    np.savez_compressed(tmp_path / "c.npz", **arrays, pi=buf.pi, metadata=np.array(json.dumps(meta)))
+    with pytest.raises(ExperienceError, match="newer fuseki"):
+        load_experience(tmp_path / "c.npz")
+
+
+def test_combine_keeps_pi_and_refuses_to_mix():
+    a, b = with_pi("a").to_buffer(), with_pi("b").to_buffer()
+    merged = combine_experience([a, b])
+    assert merged.pi is not None and np.array_equal(merged.pi, np.concatenate([a.pi, b.pi]))
+    assert len(merged) == 4
+    empty = ExperienceCollector("sevenplane", 5).to_buffer()
+    assert combine_experience([a, empty]).pi.shape == (2, 26)  # an empty buffer has nothing to miss
+    with pytest.raises(ExperienceError, match="some buffers have visit distributions"):
+        combine_experience([a, collected().to_buffer()])
+
+
+def test_bad_pi_is_refused():
+    c = ExperienceCollector("sevenplane", 5)
+    with pytest.raises(ExperienceError, match="shape"):
+        c.record_decision(planes(1), 3, pi=np.full(25, 1 / 25))  # no pass entry
+    with pytest.raises(ExperienceError, match="sum to 1"):
+        c.record_decision(planes(1), 3, pi=np.full(26, 0.5))
+    with pytest.raises(ExperienceError, match="non-negative"):
+        c.record_decision(planes(1), 3, pi=np.r_[-0.5, 1.5, np.zeros(24)])
+    c.begin_episode()
+    c.record_decision(planes(1), 3, pi=visits(3))
+    c.record_decision(planes(2), 4)
+    c.complete_episode(1)
+    with pytest.raises(ExperienceError, match="1 of 2 decisions have a visit distribution"):
+        c.to_buffer()
+    with pytest.raises(ExperienceError, match=r"pi must have shape \[1, 26\]"):
+        ExperienceBuffer(planes(1)[None], [3], [1.0], encoder="x", board_size=5, pi=np.zeros((2, 26)))

@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fuseki.games import available_games
 from fuseki.util import models
 from fuseki.util.models import MODELS_ENV, models_dirs  # noqa: F401 (re-exported)
 from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
@@ -64,6 +65,7 @@ __all__ = [
     "FORMAT_VERSION",
     "METADATA_KEY",
     "SUFFIX",
+    "V1_GAME",
     "available_models",
     "load_agent_file",
     "models_dirs",
@@ -75,7 +77,11 @@ __all__ = [
 #: The ``__metadata__`` key that holds our JSON object.
 METADATA_KEY = "fuseki_agent"
 #: The version of the metadata layout this fuseki writes (and the newest it reads).
-FORMAT_VERSION = 1
+#: 1: Go only; 2: adds ``game`` (a :func:`fuseki.games.make_game` name). A version 1
+#: file still loads, as a Go agent.
+FORMAT_VERSION = 2
+#: The game of a version 1 file, which predates the ``game`` field: every such file is a Go agent.
+V1_GAME = "go"
 #: The file name suffix of agent files (they are plain safetensors files).
 SUFFIX = ".safetensors"
 
@@ -132,6 +138,8 @@ class AgentFileInfo:
     torch_version: str = ""
     #: When the file was written (UTC, ISO 8601).
     created: str = ""
+    #: The game the agent plays (a :func:`fuseki.games.make_game` name); ``"go"`` for version 1 files.
+    game: str = V1_GAME
 
     def make_encoder(self) -> Encoder:
         """The encoder this network reads (``get_encoder(encoder, board_size)``)."""
@@ -196,6 +204,7 @@ def save_agent(
     network_options: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     kind: str = "policy",
+    game: str = "go",
 ) -> None:
     """Write ``model`` and its description to ``path`` as one agent file (atomically).
 
@@ -204,7 +213,8 @@ def save_agent(
     board size and move count: this is checked here, so that a file that
     saves always loads. ``metadata`` is the training provenance (``data``,
     ``date``, ``epochs``, ``accuracy``, anything JSON); ``date`` defaults to
-    today (UTC).
+    today (UTC). ``game`` names the game the agent plays (``"go"``, ...:
+    :func:`fuseki.games.available_games`); an unknown name raises ``ValueError``.
     """
     import safetensors.torch
     import torch
@@ -213,6 +223,8 @@ def save_agent(
     from fuseki.util.atomic import write_atomic
     from fuseki.nets.registry import build_network
 
+    if game not in available_games():
+        raise ValueError(f"unknown game {game!r} for an agent file; known games: {', '.join(available_games())}")
     options = dict(network_options or {})
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     training = dict(metadata or {})
@@ -231,6 +243,7 @@ def save_agent(
         fuseki_version=fuseki.__version__,
         torch_version=torch.__version__,
         created=now.isoformat().replace("+00:00", "Z"),
+        game=game,
     )
     try:
         text = json.dumps(info.to_json(), sort_keys=True, allow_nan=False)
@@ -332,12 +345,15 @@ def _read_header(path: Path) -> tuple[AgentFileInfo, dict[str, Any]]:
 
 def _info_from_json(path: Path, obj: dict[str, Any]) -> AgentFileInfo:
     version = check_format_version(path, obj, _HEADER_FORMAT, FORMAT_VERSION, "agent file format")
-    missing = [k for k in _REQUIRED if k not in obj]
+    required = _REQUIRED if version == 1 else (*_REQUIRED, "game")
+    missing = [k for k in required if k not in obj]
     if missing:
         raise AgentFileError(f"{path}: corrupt agent file: its metadata lacks {', '.join(missing)}")
     ints = ("board_size", "in_planes", "num_moves")
     bad = [k for k in ints if not isinstance(obj[k], int) or isinstance(obj[k], bool) or obj[k] < 1]
     bad += [k for k in ("kind", "encoder", "network") if not isinstance(obj[k], str)]
+    if version >= 2 and (not isinstance(obj["game"], str) or not obj["game"]):
+        bad.append("game")
     bad += [k for k in ("network_options", "training") if not isinstance(obj.get(k, {}), dict)]
     if bad:
         raise AgentFileError(f"{path}: corrupt agent file: bad metadata field {', '.join(bad)}")
@@ -355,4 +371,5 @@ def _info_from_json(path: Path, obj: dict[str, Any]) -> AgentFileInfo:
         fuseki_version=str(obj.get("fuseki_version", "")),
         torch_version=str(obj.get("torch_version", "")),
         created=str(obj.get("created", "")),
+        game=V1_GAME if version == 1 else obj["game"],
     )

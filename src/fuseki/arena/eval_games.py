@@ -1,4 +1,8 @@
-"""The games of an evaluation: one game of two agents (:func:`play_game`), one numbered game, many in workers.
+"""The games of an evaluation: one numbered game of two agents, many in worker processes.
+
+One game is played by the generic loop with Go's plug-in
+(:func:`fuseki.arena.go_plugin.play_go_game`); this module sets it up
+(agents, scorer, seeds) and turns its outcome into a record.
 
 In-process agents are built fresh for every game with seeds derived from
 ``(seed, game number, side)``, and the Numba kernels' generator is reseeded
@@ -10,59 +14,34 @@ kept per process between games, since starting GNU Go costs time.
 
 from __future__ import annotations
 
-import datetime
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from fuseki.agents.termination import Terminating
 from fuseki.arena.eval_settings import EvalSettings, game_seed, referee_argv
+from fuseki.arena.go_plugin import (
+    SgfRecorder,
+    color_of,
+    play_go_game,
+    record_kind,
+    result_text,
+)
 from fuseki.arena.gtp_player import GtpAgent
-from fuseki.arena.outcome import Forfeit, GameOutcome, PlayedGame, a_color, side_of
+from fuseki.arena.loop import Outcome
+from fuseki.arena.outcome import GameOutcome, a_color, side_of
 from fuseki.arena.scoring import Referee, Scorer, scored_by
 from fuseki.arena.specs import AgentSpec, build_agent
 from fuseki.go import kernels as K
 from fuseki.go.rules import Rules
-from fuseki.go.sgf import GameRecord, parse_result, save_sgf
-from fuseki.go.state import Color, GameState, IllegalMoveError
+from fuseki.go.sgf import save_sgf
+from fuseki.go.state import Color, GameState
 from fuseki.util.runs import WorkerPool
 
-if TYPE_CHECKING:
-    from fuseki.agents.base import Agent
-
-__all__ = ["Job", "close_engines", "play_game", "play_numbered_game", "run_games"]
-
-
-def play_game(agents: Mapping[Color, Agent], state: GameState, *, move_cap: int, scorer: Scorer) -> PlayedGame:
-    """Let the agents move in turn from ``state`` until two passes, a resignation or ``move_cap`` moves.
-
-    Every move is checked on our :class:`GameState`: an illegal one loses
-    the game by :class:`~fuseki.arena.outcome.Forfeit` (raised, for the caller to
-    record), as does any failure of a :class:`GtpAgent`. A game that did not
-    end by resignation is scored by ``scorer``.
-    """
-    notes: list[str] = []
-    while not state.is_over() and state.move_number < move_cap:
-        color = state.next_player
-        move = agents[color].select_move(state)
-        try:
-            state = state.play(move)
-        except IllegalMoveError as e:
-            raise Forfeit(
-                color, f"played the illegal move {move.gtp(state.size)} at move {state.move_number + 1}: {e.reason}"
-            ) from None
-        if move.is_resign:
-            return PlayedGame(state, state.result(), "resign", tuple(notes))
-    if not state.is_over():
-        notes.append(f"stopped at the move cap ({move_cap} moves) and scored as it stood")
-    result, note = scorer.score(state)
-    if note:
-        notes.append(note)
-    winner, _ = parse_result(result)
-    return PlayedGame(state, result, "draw" if winner is None else "score", tuple(notes))
+__all__ = ["Job", "close_engines", "play_numbered_game", "run_games"]
 
 
 # ---- a numbered game in a worker ---------------------------------------------------
@@ -127,49 +106,48 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
         scorer.fallback = own  # this game's count of ours, should the referee fail
     _seed_everything(game_seed(settings.seed, number, 3))
     state = GameState.new(settings.size, Rules.preset(settings.rules).replace(komi=float(settings.komi)))
-    forfeited: Color | None = None
-    reason = ""
-    notes: tuple[str, ...] = ()
-    try:
-        game = play_game(agents, state, move_cap=settings.move_cap, scorer=scorer)
-        state, result, kind, notes = game.state, game.result, game.kind, game.notes
-    except Forfeit as f:
-        forfeited = f.color
-        side = "A" if f.color is color_a else "B"
-        reason = f"{f.color.name.lower()} ({side}: {labels[f.color]}) {f.reason}"
-        result, kind = f"{f.color.other.letter}+F", "forfeit"
-        loser = agents[f.color]
-        if isinstance(loser, GtpAgent):
-            loser.stop()
-    winner, _ = parse_result(result)
-    record = GameRecord.from_state(
-        state,
+
+    def comment(outcome: Outcome) -> str:
+        lines = [
+            f"fuseki eval game {number}: A = {spec_a.label} ({color_a.name.lower()}), "
+            f"B = {spec_b.label} ({color_a.other.name.lower()}), seed {settings.seed}"
+        ]
+        if outcome.reason == "forfeit":
+            lines.append(f"forfeit: {forfeit_reason(outcome)}")
+        return "\n".join(lines + [f"note: {n}" for n in outcome.notes])
+
+    def forfeit_reason(outcome: Outcome) -> str:
+        loser = color_of(outcome.loser)  # type: ignore[arg-type]  # a forfeit has a loser
+        side = "A" if loser is color_a else "B"
+        return f"{loser.name.lower()} ({side}: {labels[loser]}) {outcome.detail}"
+
+    recorder = SgfRecorder(
         black=labels[Color.BLACK],
         white=labels[Color.WHITE],
-        result=result,
-        date=datetime.date.today().isoformat(),
+        event="fuseki eval",
+        game_name=f"game {number}",
+        comment=comment,
     )
-    lines = [
-        f"fuseki eval game {number}: A = {spec_a.label} ({color_a.name.lower()}), "
-        f"B = {spec_b.label} ({color_a.other.name.lower()}), seed {settings.seed}"
-    ]
-    if forfeited is not None:
-        lines.append(f"forfeit: {reason}")
-    lines += [f"note: {n}" for n in notes]
-    record.comment = "\n".join(lines)
-    record.event = "fuseki eval"
-    record.game_name = f"game {number}"
-    outcome = GameOutcome(
+    outcome = play_go_game(agents, state, move_cap=settings.move_cap, scorer=scorer, observers=[recorder])
+    forfeited = outcome.reason == "forfeit"
+    if forfeited:
+        loser = agents[color_of(outcome.loser)]  # type: ignore[arg-type]
+        if isinstance(loser, GtpAgent):
+            loser.stop()  # restarted, fresh, for the next game
+    record = recorder.record
+    assert record is not None  # the recorder saw the end
+    winner = None if outcome.winner is None else color_of(outcome.winner)
+    game = GameOutcome(
         number,
         color_a,
-        result,
+        result_text(outcome),
         side_of(winner, color_a),
-        kind,
-        reason if forfeited is not None else "; ".join(notes),
+        record_kind(outcome),
+        forfeit_reason(outcome) if forfeited else "; ".join(outcome.notes),
         len(record.moves),
-        dead_stones=None if forfeited is not None else scored_by("\n".join(notes)),
+        dead_stones=None if forfeited else scored_by("\n".join(outcome.notes)),
     )
-    return outcome, record.to_sgf()
+    return game, record.to_sgf()
 
 
 def _job(job: tuple[int, dict[str, Any], int]) -> tuple[int, GameOutcome, bytes]:

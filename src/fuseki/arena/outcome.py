@@ -33,6 +33,7 @@ from fuseki.util.stats import (
 __all__ = [
     "EvalSummary",
     "Forfeit",
+    "PlayerForfeit",
     "GameOutcome",
     "MatchSummary",
     "PairResult",
@@ -43,14 +44,28 @@ __all__ = [
 ]
 
 
-class Forfeit(Exception):
-    """Raised inside a game: ``color`` loses by forfeit for ``reason``."""
+class PlayerForfeit(Exception):
+    """Raised by a player (or the game loop): player ``player`` (0 or 1) loses by forfeit for ``reason``.
 
-    def __init__(self, color: Color, reason: str) -> None:
+    Any game's player can fail (an outside engine crashes, a network file is
+    unreadable mid-game); the loop (:func:`fuseki.arena.loop.play_game`)
+    turns this into an outcome with ``reason="forfeit"`` instead of a crash.
+    """
+
+    def __init__(self, player: int, reason: str) -> None:
+        if player not in (0, 1):
+            raise ValueError(f"a player is 0 or 1, got {player!r}")
         super().__init__(reason)
-        self.color = color
+        self.player = player
         self.reason = reason
 
+
+class Forfeit(PlayerForfeit):
+    """Raised inside a Go game: ``color`` loses by forfeit for ``reason`` (Black is player 0)."""
+
+    def __init__(self, color: Color, reason: str) -> None:
+        super().__init__(0 if color is Color.BLACK else 1, reason)
+        self.color = color
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,8 +15,10 @@ The book's two classes, with its names:
   ``[N, C, H, W]``, the encoder's planes), ``actions`` (int64 ``[N]``, the
   encoder's move index: ``row * size + col``, ``size * size`` for pass where
   the encoder has a pass class), ``rewards`` and ``advantages`` (float32
-  ``[N]``), plus metadata: the encoder's name, the board size, the agent and
-  the number of games.
+  ``[N]``), optionally ``pi`` (float32 ``[N, size * size + 1]``: a search's
+  visit distribution over the moves, pass last, one row per decision, each
+  summing to 1, the target of AlphaGo Zero's policy head), plus metadata: the
+  encoder's name, the board size, the agent and the number of games.
 
 What differs from the book: the states stay ``uint8`` (the book's arrays
 are float64, eight times larger), the file is an ``.npz`` archive instead of
@@ -58,21 +60,32 @@ __all__ = [
     "combine_experience",
     "load_experience",
     "load_experiences",
+    "num_actions",
 ]
 
 #: The ``format`` field of the metadata of every experience file.
 EXPERIENCE_FORMAT = "fuseki-experience"
-#: The layout version this fuseki writes (and the newest it reads).
-EXPERIENCE_VERSION = 1
+#: The newest layout version this fuseki reads. Version 2 adds the optional
+#: ``pi`` array; a file without ``pi`` is still written as version 1, so an
+#: older fuseki reads it, while one with ``pi`` is refused there instead of
+#: being read without its visit distributions.
+EXPERIENCE_VERSION = 2
 _ARRAYS = ("states", "actions", "rewards", "advantages")
+#: How far a row of ``pi`` may sum from 1 (float32 rounding of normalised visit counts).
+PI_TOLERANCE = 1e-3
 
 
 class ExperienceError(ValueError):
     """An experience file that cannot be used (missing, truncated, foreign, too new), or buffers that do not agree."""
 
 
+def num_actions(board_size: int) -> int:
+    """Go's moves as indices: every point (``row * size + col``) and pass (``size * size``)."""
+    return board_size * board_size + 1
+
+
 class ExperienceBuffer:
-    """Parallel arrays of decisions: states, actions, rewards, advantages, and what produced them.
+    """Parallel arrays of decisions: states, actions, rewards, advantages, optional ``pi``, and what produced them.
 
     ``metadata`` holds ``agent`` (a description of the agent, e.g. its file
     and checksum), ``games`` (how many games the decisions come from) and
@@ -89,6 +102,7 @@ class ExperienceBuffer:
         encoder: str,
         board_size: int,
         metadata: Mapping[str, Any] | None = None,
+        pi: np.ndarray | None = None,
     ) -> None:
         states = np.asarray(states)
         if states.dtype != np.uint8:
@@ -117,10 +131,14 @@ class ExperienceBuffer:
             raise ExperienceError(f"actions must be move indices from 0 to {board_size * board_size} (pass)")
         if not (np.all(np.isfinite(rewards)) and np.all(np.isfinite(advantages))):
             raise ExperienceError("rewards and advantages must be finite numbers")
+        if pi is not None:
+            pi = _check_pi(pi, n, int(board_size))
         self.states = states
         self.actions = actions
         self.rewards = rewards
         self.advantages = advantages
+        #: Visit distributions, ``[N, size * size + 1]`` float32, or ``None`` when not recorded.
+        self.pi = pi
         self.encoder = encoder
         self.board_size = int(board_size)
         self.metadata: dict[str, Any] = dict(metadata or {})
@@ -151,7 +169,7 @@ class ExperienceBuffer:
         """The JSON object stored next to the arrays."""
         return {
             "format": EXPERIENCE_FORMAT,
-            "version": EXPERIENCE_VERSION,
+            "version": 1 if self.pi is None else 2,
             "encoder": self.encoder,
             "board_size": self.board_size,
             "positions": len(self),
@@ -173,6 +191,8 @@ class ExperienceBuffer:
             "advantages": self.advantages,
             "metadata": np.array(text),
         }
+        if self.pi is not None:
+            arrays["pi"] = self.pi
         write_atomic(path, lambda f: np.savez_compressed(f, **arrays))
 
     # The book's name for writing (``serialize``), kept for readers of the book.
@@ -193,6 +213,7 @@ class ExperienceBuffer:
                     raise ExperienceError(f"{p}: not a fuseki experience file (it lacks {', '.join(missing)})")
                 meta_arr = data["metadata"]
                 arrays = {k: data[k] for k in _ARRAYS}
+                pi = data["pi"] if "pi" in data.files else None
         except ExperienceError:
             raise
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as e:
@@ -215,9 +236,13 @@ class ExperienceBuffer:
             raise ExperienceError(f"{p}: corrupt experience file: states are {arrays['states'].dtype}, not uint8")
         if meta.get("positions") != len(arrays["states"]):
             raise ExperienceError(f"{p}: corrupt experience file: {len(arrays['states'])} states, the header says {meta.get('positions')}")
+        if version == 1 and pi is not None:
+            raise ExperienceError(f"{p}: corrupt experience file: a version 1 file with a pi array")
+        if version >= 2 and pi is None:
+            raise ExperienceError(f"{p}: corrupt experience file: version {version} without its pi array")
         extra = {k: v for k, v in meta.items() if k not in ("format", "version", "encoder", "board_size", "positions")}
         try:
-            return cls(**arrays, encoder=meta.get("encoder"), board_size=meta.get("board_size"), metadata=extra)
+            return cls(**arrays, encoder=meta.get("encoder"), board_size=meta.get("board_size"), metadata=extra, pi=pi)
         except ExperienceError as e:
             raise ExperienceError(f"{p}: corrupt experience file: {e}") from None
 
@@ -246,6 +271,9 @@ def combine_experience(buffers: Iterable[ExperienceBuffer | ExperienceCollector]
     The buffers must share the encoder, board size and plane shape. The merged
     metadata counts the games of all of them; the agent is kept when it is the
     same everywhere and listed otherwise; other keys are kept when they agree.
+    Visit distributions (``pi``) are kept when every buffer with decisions has
+    them; buffers with and without ``pi`` do not combine (the merged ``pi``
+    would have holes).
     """
     items = [b.to_buffer() if isinstance(b, ExperienceCollector) else b for b in buffers]
     if not items:
@@ -260,6 +288,13 @@ def combine_experience(buffers: Iterable[ExperienceBuffer | ExperienceCollector]
             )
     if len(shapes) > 1:
         raise ExperienceError(f"the states have different shapes: {sorted(shapes)}")
+    with_pi = [b.pi is not None for b in items if len(b)]
+    if any(with_pi) and not all(with_pi):
+        raise ExperienceError("some buffers have visit distributions (pi) and some do not")
+    pi = None
+    if any(with_pi):
+        width = num_actions(first.board_size)
+        pi = np.concatenate([b.pi if b.pi is not None else np.zeros((0, width), np.float32) for b in items])
     shape = next(iter(shapes)) if shapes else first.states.shape[1:]
     states = np.concatenate([b.states.reshape((-1, *shape)) for b in items]) if shapes else first.states
     agents = list(dict.fromkeys(b.agent for b in items if b.agent))
@@ -279,7 +314,23 @@ def combine_experience(buffers: Iterable[ExperienceBuffer | ExperienceCollector]
         encoder=first.encoder,
         board_size=first.board_size,
         metadata=metadata,
+        pi=pi,
     )
+
+
+def _check_pi(pi: Any, n: int, board_size: int) -> np.ndarray:
+    """``pi`` as float32 ``[n, size * size + 1]`` rows of probabilities, else :class:`ExperienceError`."""
+    width = num_actions(board_size)
+    arr = np.asarray(pi, dtype=np.float32)
+    if arr.shape != (n, width):
+        raise ExperienceError(f"pi must have shape [{n}, {width}] (one row per decision, pass last), got {arr.shape}")
+    if n and (not np.all(np.isfinite(arr)) or arr.min() < 0):
+        raise ExperienceError("pi must hold finite, non-negative probabilities")
+    sums = arr.sum(axis=1, dtype=np.float64)
+    if n and np.any(np.abs(sums - 1.0) > PI_TOLERANCE):
+        worst = int(np.argmax(np.abs(sums - 1.0)))
+        raise ExperienceError(f"each row of pi must sum to 1; row {worst} sums to {sums[worst]:.6g}")
+    return arr
 
 
 class ExperienceCollector:
@@ -302,26 +353,38 @@ class ExperienceCollector:
         self.actions: list[int] = []
         self.rewards: list[float] = []
         self.advantages: list[float] = []
+        self.pis: list[np.ndarray | None] = []
         #: Completed episodes (games).
         self.episodes = 0
         self._current_states: list[np.ndarray] = []
         self._current_actions: list[int] = []
         self._current_values: list[float] = []
+        self._current_pis: list[np.ndarray | None] = []
 
     def begin_episode(self) -> None:
         """Start a game: forget any decisions of an unfinished one."""
         self._current_states = []
         self._current_actions = []
         self._current_values = []
+        self._current_pis = []
 
-    def record_decision(self, state: np.ndarray, action: int, estimated_value: float = 0.0) -> None:
-        """One decision: the encoded position (uint8 planes), the move index, and the agent's value estimate."""
+    def record_decision(
+        self, state: np.ndarray, action: int, estimated_value: float = 0.0, *, pi: np.ndarray | None = None
+    ) -> None:
+        """One decision: the encoded position (uint8 planes), the move index, the agent's value estimate.
+
+        ``pi`` is the search's visit distribution over the ``size * size + 1``
+        moves (pass last), for agents that search; a buffer holds ``pi`` for
+        every decision or for none.
+        """
         value = float(estimated_value)
         if not math.isfinite(value):
             raise ValueError(f"the estimated value must be a finite number, got {estimated_value!r}")
+        row = None if pi is None else _check_pi(np.asarray(pi).reshape(1, -1), 1, self.board_size)[0]
         self._current_states.append(np.asarray(state, dtype=np.uint8))
         self._current_actions.append(int(action))
         self._current_values.append(value)
+        self._current_pis.append(row)
 
     def complete_episode(self, reward: float) -> None:
         """End the game: every decision of it gets ``reward`` and the advantage ``reward - estimated value``."""
@@ -332,6 +395,7 @@ class ExperienceCollector:
         self.actions += self._current_actions
         self.rewards += [r] * len(self._current_states)
         self.advantages += [r - v for v in self._current_values]
+        self.pis += self._current_pis
         self.episodes += 1
         self.begin_episode()
 
@@ -350,6 +414,10 @@ class ExperienceCollector:
         if self.agent:
             meta["agent"] = self.agent
         meta.update(metadata)
+        given = [row is not None for row in self.pis]
+        if any(given) and not all(given):
+            raise ExperienceError(f"{sum(given)} of {len(given)} decisions have a visit distribution (pi); all or none")
+        pi = np.stack(self.pis) if self.pis and all(given) else None  # type: ignore[arg-type]
         return ExperienceBuffer(
             states,
             np.asarray(self.actions, dtype=np.int64),
@@ -358,4 +426,5 @@ class ExperienceCollector:
             encoder=self.encoder_name,
             board_size=self.board_size,
             metadata=meta,
+            pi=pi,
         )
