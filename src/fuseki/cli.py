@@ -105,6 +105,24 @@ def add_clock_argument(parser: argparse.ArgumentParser, who: str = "each GTP eng
     )
 
 
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--progress``: how a long job shows its progress on stderr (:func:`fuseki.util.progress.open_renderer`)."""
+    from fuseki.util.progress import PROGRESS_MODES
+
+    parser.add_argument(
+        "--progress",
+        choices=PROGRESS_MODES,
+        default="auto",
+        help="progress on stderr: lines, a bar, json (one object a line) or none; auto: a bar on a terminal, "
+        "else lines (default auto)",
+    )
+
+
+def progress_mode(args: argparse.Namespace) -> str:
+    """The ``--progress`` mode of a command's arguments; ``none`` with ``--quiet``."""
+    return "none" if getattr(args, "quiet", False) else str(getattr(args, "progress", "auto"))
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser. With ``only``, just that subcommand's module is imported,
     so one command's start-up never pays for (or breaks on) the others."""

@@ -122,6 +122,16 @@ def test_changed_settings_are_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     assert err.count("\n") == 1 and "other settings" in err and "komi" in err
 
 
+def test_a_folder_another_evaluation_plays_into_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fuseki.arena.evaluate import eval_folder
+
+    with eval_folder(tmp_path).locked():  # as a running evaluation holds it
+        code, _, err = run_cli(["random", "uniform", "--size", "5", "--games", "1", "--sgf-dir", str(tmp_path)], capsys)
+    assert code == 2 and err.count("\n") == 1 and "in use by another run" in err
+    assert not list(tmp_path.glob("game_*.sgf"))
+    assert run_cli(["random", "uniform", "--size", "5", "--games", "1", "--sgf-dir", str(tmp_path)], capsys)[0] == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -29,6 +29,7 @@ from fuseki.arena.generate import (
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import GameState
 from fuseki.go.sgf import parse_result
+from fuseki.util.progress import Progress
 
 
 def _gnugo() -> str:
@@ -110,7 +111,7 @@ def test_gnugo_games_in_parallel_then_resume(tmp_path: Path) -> None:
     out = tmp_path / "corpus"
     s = GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=3)
     lines: list[str] = []
-    first = generate(s, out, 2, workers=2, progress=lines.append)
+    first = generate(s, out, 2, workers=2, progress=lambda event: lines.append(event.message))
     assert first.played == 2 and first.failed == 0
     assert len([line for line in lines if line.startswith("game ")]) == 2
     for n in (1, 2):
@@ -195,13 +196,23 @@ def test_mcts_selfplay_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["reused"] == 1
 
 
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path: Path) -> None:
+    from fuseki.arena.generate import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)
+    with run_folder(tmp_path / "corpus").locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        generate(settings, tmp_path / "corpus", 1)
+    assert not game_path(tmp_path / "corpus", 1).exists()
+
+
 def test_a_killed_run_leaves_its_time_in_the_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("fuseki.arena.generate.RUN_SAVE_SECONDS", 0.0)
     settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)
     out = tmp_path / "corpus"
 
-    def killed(line: str) -> None:
-        if line.startswith("game "):
+    def killed(event: Progress) -> None:
+        if event.message.startswith("game "):
             raise KeyboardInterrupt  # killed after its first game
 
     with pytest.raises(KeyboardInterrupt):

@@ -28,6 +28,7 @@ from fuseki.data.processor import (
     verify_shard,
 )
 from fuseki.data.sampler import Split
+from fuseki.util.runs import RunMismatch
 from fuseki.encoders import get_encoder
 from fuseki.go import GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
 
@@ -188,12 +189,22 @@ def test_resume_redoes_only_missing_or_corrupt_shards(corpus, tmp_path):
     assert folder_files(out) == before
 
 
+def test_a_second_run_on_the_same_folder_is_refused(corpus, tmp_path):
+    from fuseki.data.processor import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    out = tmp_path / "out"
+    with run_folder(out).locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        process_games([corpus], out, encoder="oneplane", size=9, shard_games=3)
+    assert not (out / "manifest.json").exists()
+
+
 def test_another_plan_in_the_same_folder_is_refused(corpus, tmp_path):
     out = tmp_path / "out"
     process_games([corpus], out, encoder="oneplane", size=9, shard_games=3)
-    with pytest.raises(ProcessError, match="encoder differs"):
+    with pytest.raises(RunMismatch, match="encoder differs"):
         process_games([corpus], out, encoder="sevenplane", size=9, shard_games=3)
-    with pytest.raises(ProcessError, match="sample of games differs"):
+    with pytest.raises(RunMismatch, match="sample of games differs"):
         process_games([corpus], out, encoder="oneplane", size=9, shard_games=3, seed=1, games=5)
 
 
@@ -319,7 +330,7 @@ def test_a_folder_made_before_test_doubles_were_left_out_is_refused(corpus, tmp_
     manifest = json.loads((out / "manifest.json").read_text())
     del manifest["test_doubles"]
     (out / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(ProcessError, match="test doubles differs"):
+    with pytest.raises(RunMismatch, match="test doubles differs"):
         process_games([corpus], out, encoder="oneplane", size=9, test_fraction=0.3, seed=2, shard_games=4)
 
 
@@ -357,7 +368,7 @@ def test_players_keeps_only_the_matching_players_moves(tmp_path, workers):
     by_label = sorted((int(label), features.tobytes()) for features, label in zip(x, y))
     assert by_label == sorted((label, f.astype(np.uint8).tobytes()) for f, label in expected)
     # Another pattern is another plan: the folder is refused rather than mixed.
-    with pytest.raises(ProcessError, match="players differs"):
+    with pytest.raises(RunMismatch, match="players differs"):
         process_games([games], out, encoder="oneplane", size=9, test_fraction=0.0, players="level 1$")
 
 

@@ -23,6 +23,7 @@ from fuseki.cli import main
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color
 from fuseki.arena.match import Match, MatchSettings, MatchSettingsMismatch
+from fuseki.util.runs import LOCK_FILE
 from fuseki.arena.outcome import GameOutcome, MatchSummary
 from fuseki.go.sgf import parse_result
 from fuseki.util.stats import wilson_interval
@@ -127,7 +128,17 @@ def _match(
     kw.setdefault("referee", None)
     kw.setdefault("move_time", 5.0)
     settings = MatchSettings(engine_a=a, engine_b=b, **kw)
-    return Match(settings, sgf_dir, progress=lines.append, setup_timeout=5.0), lines
+    return Match(settings, sgf_dir, progress=lambda event: lines.append(event.message), setup_timeout=5.0), lines
+
+
+def test_a_second_match_on_the_same_folder_is_refused(engine, tmp_path: Path) -> None:
+    from fuseki.util.runs import RunFolderBusy
+
+    m, _ = _match(engine(), engine("--moves=1"), tmp_path / "games", size=7)
+    assert m.folder is not None
+    with m.folder.locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        m.run(1)
+    assert not (tmp_path / "games" / "game_0001.sgf").exists()
 
 
 # ---- pure parts -------------------------------------------------------------------
@@ -311,7 +322,7 @@ def test_resume_plays_only_the_missing_games(engine, tmp_path: Path) -> None:
     a = engine(f"--log={log}")
     m, _ = _match(a, engine("--moves=2"), out)
     first = m.run(2)
-    assert sorted(p.name for p in out.iterdir()) == [
+    assert sorted(p.name for p in out.iterdir() if p.name != LOCK_FILE) == [
         "game_0001.sgf",
         "game_0002.sgf",
         "match.json",

@@ -384,7 +384,7 @@ def test_resume_reuses_finished_games_and_replays_broken_ones(tmp_path: Path) ->
     (tmp_path / "game_0003.sgf").unlink()  # lost
     (tmp_path / "game_0002.sgf").write_text("(;FF[4]SZ[5];B[aa")  # cut off mid-write
     lines: list[str] = []
-    second = evaluate(settings, 5, sgf_dir=tmp_path, progress=lines.append)
+    second = evaluate(settings, 5, sgf_dir=tmp_path, progress=lambda event: lines.append(event.message))
     reused = [o.number for o in second.match.outcomes if o.reused]
     assert reused == [1, 4]
     assert sum("[from an earlier run]" in line for line in lines) == 2

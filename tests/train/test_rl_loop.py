@@ -118,7 +118,7 @@ def whole(agents, tmp_path_factory):
     """An uninterrupted 2-round loop with real self-play, training and evaluation."""
     out = tmp_path_factory.mktemp("whole") / "loop"
     lines: list[str] = []
-    state = run_loop(tiny(agents / "ac.safetensors"), out, 2, progress=lines.append)
+    state = run_loop(tiny(agents / "ac.safetensors"), out, 2, progress=lambda event: lines.append(event.message))
     return out, state, lines
 
 
@@ -163,7 +163,7 @@ def test_a_loop_killed_after_self_play_resumes_to_the_same_state(agents, whole, 
     assert state["step"] == {"round": 1, "step": "train"} and state["rounds"][0]["selfplay"]["games"] == 4
     monkeypatch.setattr(rl_loop, "_train_candidate", real)
     lines: list[str] = []
-    resumed = run_loop(tiny(agents / "ac.safetensors"), out, 2, progress=lines.append)
+    resumed = run_loop(tiny(agents / "ac.safetensors"), out, 2, progress=lambda event: lines.append(event.message))
     assert "round 1: resuming at step train" in lines
     assert not any("round 1 self-play" in line for line in lines)  # not played again
     assert comparable(resumed) == comparable(whole[1])
@@ -172,15 +172,15 @@ def test_a_loop_killed_after_self_play_resumes_to_the_same_state(agents, whole, 
 def test_a_loop_killed_during_evaluation_keeps_its_games_and_can_grow(agents, whole, tmp_path):
     out = tmp_path / "loop"
 
-    def kill_at_game_3(line):
-        if line.startswith("round 1 eval: game 3/4"):
+    def kill_at_game_3(event):
+        if event.message.startswith("round 1 eval: game 3/4"):
             raise Killed
 
     with pytest.raises(Killed):
         run_loop(tiny(agents / "ac.safetensors"), out, 1, progress=kill_at_game_3)
     assert json.loads((out / LOOP_FILE).read_text())["step"] == {"round": 1, "step": "eval"}
     lines: list[str] = []
-    run_loop(tiny(agents / "ac.safetensors"), out, 1, progress=lines.append)
+    run_loop(tiny(agents / "ac.safetensors"), out, 1, progress=lambda event: lines.append(event.message))
     assert sum("[from an earlier run]" in line for line in lines) == 3  # games 1-3 were on disk
     # a finished loop continues with more rounds
     grown = run_loop(tiny(agents / "ac.safetensors"), out, 2)
@@ -195,6 +195,16 @@ def test_a_folder_of_another_loop_is_refused(agents, whole):
         run_loop(tiny(agents / "ac_other.safetensors"), out, 2)
     with pytest.raises(LoopMismatch, match="keep_latest"):
         run_loop(tiny(agents / "ac.safetensors", keep_latest=True), out, 2)
+
+
+def test_a_second_loop_on_the_same_folder_is_refused(agents, tmp_path):
+    from fuseki.train.rl_loop import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    out = tmp_path / "loop"
+    with run_folder(out).locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        run_loop(tiny(agents / "ac.safetensors"), out, 1)
+    assert not (out / LOOP_FILE).exists()
 
 
 def test_a_start_file_of_the_wrong_kind_is_refused(agents, tmp_path):

@@ -119,6 +119,16 @@ def test_the_move_limit_stops_and_scores_games(agents, tmp_path):
     assert j["capped"] == 2 and j["mean_moves"] == 6 and j["black_wins"] + j["white_wins"] == 2
 
 
+def test_a_second_run_on_the_same_folder_is_refused(agents, tmp_path):
+    from fuseki.train.selfplay import run_folder
+    from fuseki.util.runs import RunFolderBusy
+
+    settings = SelfPlaySettings(agent=str(agents / "pg.safetensors"), chunk_size=1)
+    with run_folder(tmp_path / "out").locked(), pytest.raises(RunFolderBusy, match="in use by another run"):
+        selfplay(settings, tmp_path / "out", 2)
+    assert not list((tmp_path / "out").glob("chunks/*.npz"))
+
+
 def test_the_command_prints_a_summary_and_refuses_bad_flags(agents, tmp_path, capsys):
     out = tmp_path / "cli"
     code = main(["selfplay", "--agent", str(agents / "pg.safetensors"), "--games", "2", "--out", str(out),

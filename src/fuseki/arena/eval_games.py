@@ -14,8 +14,6 @@ kept per process between games, since starting GNU Go costs time.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,7 +39,7 @@ from fuseki.go import kernels as K
 from fuseki.go.rules import Rules
 from fuseki.go.sgf import save_sgf
 from fuseki.go.state import Color, GameState
-from fuseki.util.workers import exit_with_parent
+from fuseki.util.runs import WorkerPool
 
 __all__ = ["Job", "close_engines", "play_numbered_game", "run_games"]
 
@@ -152,9 +150,10 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
     return game, record.to_sgf()
 
 
-def _job(settings_dict: dict[str, Any], number: int) -> tuple[GameOutcome, bytes]:
-    """The picklable entry point of a worker: settings travel as a plain dict."""
-    return play_numbered_game(EvalSettings.from_dict(settings_dict), number)
+def _job(job: tuple[int, dict[str, Any], int]) -> tuple[int, GameOutcome, bytes]:
+    """The picklable entry point of a worker: (index, settings as a plain dict, game number) -> (index, outcome, SGF)."""
+    index, settings_dict, number = job
+    return (index, *play_numbered_game(EvalSettings.from_dict(settings_dict), number))
 
 
 class Job(NamedTuple):
@@ -196,12 +195,9 @@ def run_games(
         finally:
             close_engines()
     else:
-        context = multiprocessing.get_context("spawn")
-        pool = cf.ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context, initializer=exit_with_parent)
-        try:
-            futures = {pool.submit(_job, job.settings.to_dict(), job.number): i for i, job in enumerate(jobs)}
-            for future in cf.as_completed(futures):
-                finish(futures[future], *future.result())
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        # A killed pool leaves its finished games on disk; the next run goes on from there.
+        with WorkerPool(min(workers, len(jobs))) as pool:
+            work = ((i, job.settings.to_dict(), job.number) for i, job in enumerate(jobs))
+            for index, outcome, sgf in pool.map_unordered(_job, work, window=len(jobs)):
+                finish(index, outcome, sgf)
     return [results[i] for i in range(len(jobs))]

@@ -19,6 +19,7 @@ from fuseki.arena.specs import AgentSpec, parse_agent_spec
 from fuseki.engines.programs import resolve_command
 from fuseki.go.coords import check_size
 from fuseki.go.rules import Rules, Scoring
+from fuseki.util.runs import RunMismatch
 from fuseki.util.seeds import derive_seed
 
 __all__ = ["SETTINGS_FILE", "EvalSettings", "EvalSettingsMismatch", "game_seed", "referee_argv"]
@@ -36,8 +37,8 @@ def game_seed(seed: int, number: int, side: int) -> int:
 
 
 
-class EvalSettingsMismatch(ValueError):
-    """The SGF folder holds an evaluation with other settings; resuming would mix two of them."""
+#: The SGF folder holds an evaluation with other settings; resuming would mix two of them (the one run-folder mismatch).
+EvalSettingsMismatch = RunMismatch
 
 
 @dataclasses.dataclass(frozen=True)

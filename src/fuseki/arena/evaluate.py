@@ -40,7 +40,8 @@ the same count of ours when the referee fails. A game our count scored names
 its estimate in a ``note:`` of its SGF comment and in ``dead_stones`` of its
 JSON result. Every game is written as ``game_0001.sgf`` ... next to an
 ``eval.json`` with the settings; running the same evaluation again reuses the
-finished games, as ``fuseki match`` does.
+finished games, as ``fuseki match`` does, and a second evaluation on a folder
+that one is playing into is refused (:mod:`fuseki.util.runs`).
 
 >>> from fuseki.util.stats import binomial_test, elo_difference
 >>> round(binomial_test(53, 100), 4)  # the book's example
@@ -51,62 +52,50 @@ finished games, as ``fuseki match`` does.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fuseki.arena.eval_games import Job, run_games
-from fuseki.arena.eval_settings import SETTINGS_FILE, EvalSettings, EvalSettingsMismatch
-from fuseki.arena.outcome import EvalSummary, GameOutcome, MatchSummary, progress_line
-from fuseki.arena.records import read_finished, settings_diffs
-from fuseki.util.atomic import write_json_atomic
+from fuseki.arena.eval_settings import SETTINGS_FILE, EvalSettings
+from fuseki.arena.outcome import EvalSummary, GameOutcome, MatchSummary, game_progress
+from fuseki.arena.records import game_file, games_folder, locked, prepare_games_folder, read_finished
+from fuseki.util.progress import ProgressCallback
+from fuseki.util.runs import ChunkPlan, RunFolder
 
 __all__ = ["evaluate", "pair_dir", "plan_games", "prepare_dir", "round_robin"]
 
 
-def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
-    """Create ``sgf_dir`` with an ``eval.json`` of ``settings``, or check the one there.
+def eval_folder(sgf_dir: str | os.PathLike[str]) -> RunFolder:
+    """An evaluation's SGF folder: ``eval.json``, its check and its lock."""
+    return games_folder(sgf_dir, SETTINGS_FILE, "an evaluation")
 
-    Raises :class:`EvalSettingsMismatch` when it holds another evaluation.
+
+def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
+    """Create ``sgf_dir`` with an ``eval.json`` of ``settings``, or check the one there (under its lock).
+
+    Raises :class:`~fuseki.util.runs.RunMismatch` when it holds another
+    evaluation, :class:`~fuseki.util.runs.RunFolderBusy` when one is playing into it.
     """
-    sgf_dir.mkdir(parents=True, exist_ok=True)
-    path = sgf_dir / SETTINGS_FILE
-    mine = settings.to_dict()
-    if path.exists():
-        try:
-            theirs = json.loads(path.read_text(encoding="utf-8"))["settings"]
-            if not isinstance(theirs, dict):
-                raise TypeError("settings is not an object")
-        except (ValueError, KeyError, TypeError) as e:
-            raise EvalSettingsMismatch(f"{path} is not an evaluation settings file ({e})") from None
-        diffs = settings_diffs(EvalSettings, theirs, mine)
-        if diffs:
-            raise EvalSettingsMismatch(
-                f"{sgf_dir} holds an evaluation with other settings ({'; '.join(diffs)}); "
-                "use another --sgf-dir or the same settings"
-            )
-        return
-    write_json_atomic(path, {"fuseki_eval": 1, "settings": mine})
+    folder = eval_folder(sgf_dir)
+    with folder.locked():
+        prepare_games_folder(folder, settings, {"fuseki_eval": 1})
 
 
 def plan_games(settings: EvalSettings, games: int, sgf_dir: Path | None) -> tuple[dict[int, GameOutcome], list[Job]]:
-    """The games already finished in ``sgf_dir`` (by number) and the jobs still to play."""
+    """The games already finished in ``sgf_dir`` (by number) and the jobs still to play.
+
+    The caller holds the folder's lock (:func:`evaluate`, :func:`round_robin`).
+    """
     if games < 0:
         raise ValueError(f"number of games must not be negative, got {games}")
-    if sgf_dir is not None:
-        prepare_dir(settings, sgf_dir)
-    done: dict[int, GameOutcome] = {}
-    todo: list[Job] = []
-    for number in range(1, games + 1):
-        path = None if sgf_dir is None else sgf_dir / f"game_{number:04d}.sgf"
-        old = None if path is None else read_finished(path, number)
-        if old is not None:
-            done[number] = old
-        else:
-            todo.append(Job(settings, number, path))
-    return done, todo
+    if sgf_dir is None:
+        return {}, [Job(settings, number, None) for number in range(1, games + 1)]
+    prepare_games_folder(eval_folder(sgf_dir), settings, {"fuseki_eval": 1})
+    plan = ChunkPlan.scan(range(1, games + 1), lambda number: read_finished(game_file(sgf_dir, number), number))
+    return plan.done, [Job(settings, number, game_file(sgf_dir, number)) for number in plan.todo]
 
 
 def evaluate(
@@ -115,27 +104,30 @@ def evaluate(
     *,
     sgf_dir: str | os.PathLike[str] | None = None,
     workers: int = 1,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> EvalSummary:
     """Play (or reuse from ``sgf_dir``) games 1 to ``games`` of A against B and sum them up.
 
-    ``progress`` gets one line per game (reused games first). Raises
-    :class:`EvalSettingsMismatch` when ``sgf_dir`` holds another evaluation.
+    ``progress`` gets a :class:`~fuseki.util.progress.Progress` per game
+    (reused games first). Raises :class:`~fuseki.util.runs.RunMismatch` when
+    ``sgf_dir`` holds another evaluation and
+    :class:`~fuseki.util.runs.RunFolderBusy` when one is playing into it.
     """
     folder = None if sgf_dir is None else Path(sgf_dir)
-    done, todo = plan_games(settings, games, folder)
-    finished: list[GameOutcome] = []
-    report = progress or (lambda line: None)
-    for number in sorted(done):
-        finished.append(done[number])
-        report(progress_line(done[number], games, finished))
+    report = progress or (lambda event: None)
+    with locked(None if folder is None else eval_folder(folder)):
+        done, todo = plan_games(settings, games, folder)
+        finished: list[GameOutcome] = []
+        for number in sorted(done):
+            finished.append(done[number])
+            report(game_progress(done[number], games, finished))
 
-    def on_done(job: Job, outcome: GameOutcome) -> None:
-        finished.append(outcome)
-        report(progress_line(outcome, games, finished))
+        def on_done(job: Job, outcome: GameOutcome) -> None:
+            finished.append(outcome)
+            report(game_progress(outcome, games, finished))
 
-    for outcome in run_games(todo, workers=workers, on_done=on_done):
-        done[outcome.number] = outcome
+        for outcome in run_games(todo, workers=workers, on_done=on_done):
+            done[outcome.number] = outcome
     outcomes = tuple(done[n] for n in range(1, games + 1))
     return EvalSummary(MatchSummary(outcomes, settings.agent_a, settings.agent_b))
 
@@ -151,7 +143,7 @@ def round_robin(
     *,
     sgf_dir: str | os.PathLike[str] | None = None,
     workers: int = 1,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressCallback | None = None,
     **options: Any,
 ) -> list[EvalSummary]:
     """Every pair of ``agents`` plays ``games`` games (colours alternating); one summary per pair.
@@ -161,7 +153,8 @@ def round_robin(
     seed, ...), the same for every pair. All games of all pairs share one
     pool of ``workers`` processes. With ``sgf_dir`` each pair has its own
     folder (:func:`pair_dir`), so a round robin resumes like a single
-    evaluation, and agents added at the end reuse the earlier pairs' games.
+    evaluation, and agents added at the end reuse the earlier pairs' games;
+    every pair's folder is locked while the round robin runs.
     """
     specs = [a.strip() if isinstance(a, str) else a for a in agents]
     if len(specs) < 2:
@@ -176,29 +169,33 @@ def round_robin(
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             pairs.append((i, j, EvalSettings(agent_a=specs[i], agent_b=specs[j], **options)))
-    report = progress or (lambda line: None)
+    report = progress or (lambda event: None)
     done_by_pair: dict[tuple[str, str], dict[int, GameOutcome]] = {}
     finished: dict[tuple[str, str], list[GameOutcome]] = {}
     labels: dict[tuple[str, str], str] = {}
     jobs: list[Job] = []
-    for i, j, settings in pairs:
-        key = (settings.agent_a, settings.agent_b)
-        labels[key] = f"pair {i + 1}-{j + 1} ({settings.agent_a} vs {settings.agent_b})"
-        done, todo = plan_games(settings, games, None if folder is None else pair_dir(folder, i, j))
-        done_by_pair[key] = done
-        finished[key] = []
-        for number in sorted(done):
-            finished[key].append(done[number])
-            report(f"{labels[key]}: " + progress_line(done[number], games, finished[key]))
-        jobs.extend(todo)
+    with contextlib.ExitStack() as held:
+        for i, j, settings in pairs:
+            key = (settings.agent_a, settings.agent_b)
+            labels[key] = f"pair {i + 1}-{j + 1} ({settings.agent_a} vs {settings.agent_b})"
+            pair_folder = None if folder is None else pair_dir(folder, i, j)
+            if pair_folder is not None:
+                held.enter_context(eval_folder(pair_folder).locked())
+            done, todo = plan_games(settings, games, pair_folder)
+            done_by_pair[key] = done
+            finished[key] = []
+            for number in sorted(done):
+                finished[key].append(done[number])
+                report(game_progress(done[number], games, finished[key]).within(f"{labels[key]}: ", pair=labels[key]))
+            jobs.extend(todo)
 
-    def on_done(job: Job, outcome: GameOutcome) -> None:
-        key = (job.settings.agent_a, job.settings.agent_b)
-        finished[key].append(outcome)
-        report(f"{labels[key]}: " + progress_line(outcome, games, finished[key]))
+        def on_done(job: Job, outcome: GameOutcome) -> None:
+            key = (job.settings.agent_a, job.settings.agent_b)
+            finished[key].append(outcome)
+            report(game_progress(outcome, games, finished[key]).within(f"{labels[key]}: ", pair=labels[key]))
 
-    for job, outcome in zip(jobs, run_games(jobs, workers=workers, on_done=on_done), strict=True):
-        done_by_pair[(job.settings.agent_a, job.settings.agent_b)][outcome.number] = outcome
+        for job, outcome in zip(jobs, run_games(jobs, workers=workers, on_done=on_done), strict=True):
+            done_by_pair[(job.settings.agent_a, job.settings.agent_b)][outcome.number] = outcome
     summaries = []
     for _, _, settings in pairs:
         done = done_by_pair[(settings.agent_a, settings.agent_b)]

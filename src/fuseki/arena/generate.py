@@ -23,8 +23,9 @@ so a corpus is a function of its settings. Each game is written atomically as
 the command that makes the corpus, the versions (fuseki's git commit, GNU
 Go's version) and one entry per run with its duration. Games whose SGF is
 already there and finished are skipped, so a killed run is continued by
-running the same command again. Games are played in parallel by worker
-processes, each with its own engines.
+running the same command again; a second run on a folder that a run is
+writing to is refused (:mod:`fuseki.util.runs`). Games are played in parallel
+by worker processes, each with its own engines.
 
 The root comment of each SGF holds ``key: value`` lines; ``opening: K random
 moves`` tells a data pipeline which first moves were not chosen by an engine.
@@ -37,11 +38,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
-import json
 import math
-import multiprocessing
 import multiprocessing.util
 import os
 import random
@@ -49,7 +49,7 @@ import secrets
 import shlex
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -59,9 +59,10 @@ from fuseki.arena.outcome import Forfeit
 from fuseki.arena.scoring import Referee
 from fuseki.data.stats import RECIPE_FILE
 from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, derive_seed, field_defaults
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
 from fuseki.go.state import Color, GameState, Move
-from fuseki.util.seeds import derive_seed
 
 __all__ = [
     "ENGINES",
@@ -86,8 +87,8 @@ ATTEMPTS = 3
 SETUP_TIMEOUT = 30.0
 
 
-class RecipeMismatch(ValueError):
-    """The output folder holds a corpus made with other settings."""
+#: The output folder holds a corpus made with other settings (the one mismatch error of every run folder).
+RecipeMismatch = RunMismatch
 
 
 # ---- small pure helpers -------------------------------------------------------------
@@ -433,31 +434,33 @@ def _versions(settings: GenerateSettings) -> dict[str, Any]:
     return versions
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    save_sgf(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))  # atomic; not SGF-specific
+def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
+    """The corpus folder: ``recipe.json``, its check and its lock."""
+    return RunFolder(
+        Path(out_dir),
+        RECIPE_FILE,
+        holds="a corpus made with other settings",
+        file_kind="a corpus recipe",
+        hint="use another --out or the same settings",
+    )
 
 
-def _prepare(settings: GenerateSettings, out_dir: Path) -> dict[str, Any]:
-    """Create ``out_dir`` and its recipe, or check the recipe there against ``settings``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / RECIPE_FILE
+def _prepare(settings: GenerateSettings, folder: RunFolder) -> dict[str, Any]:
+    """The recipe in the (locked) folder, checked against ``settings``, or a new one.
+
+    A setting an old recipe lacks stands for its default, or for what
+    :attr:`GenerateSettings.LEGACY` says the old corpora were made with
+    (``clock``: with a clock). Only the settings of the recipe's engine are
+    compared (an ``mcts`` recipe holds no ``clock``).
+    """
     mine = settings.to_dict()
-    if path.exists():
-        try:
-            recipe = json.loads(path.read_text(encoding="utf-8"))
-            theirs = recipe["settings"]
-        except (ValueError, KeyError, TypeError) as e:
-            raise RecipeMismatch(f"{path} is not a corpus recipe ({e})") from None
-        old = GenerateSettings.with_legacy(theirs)
-        diffs = [f"{key}: {old.get(key)!r} there, {value!r} now" for key, value in mine.items() if old.get(key) != value]
-        diffs += [f"{key}: {theirs[key]!r} there, not set now" for key in theirs if key not in mine]
-        if diffs:
-            raise RecipeMismatch(
-                f"{out_dir} holds a corpus made with other settings ({'; '.join(diffs)}); "
-                "use another --out or the same settings"
-            )
-        return recipe
-    return {"fuseki_corpus": 1, "settings": mine, "runs": []}
+    theirs = folder.saved_settings()
+    if theirs is None:
+        return {"fuseki_corpus": 1, "settings": mine, "runs": []}
+    folder.check(theirs, mine, defaults=field_defaults(GenerateSettings))
+    recipe = folder.read()
+    assert recipe is not None
+    return recipe
 
 
 # ---- players ---------------------------------------------------------------------------
@@ -612,9 +615,6 @@ _WORKER: _Player | None = None
 
 def _worker_init(settings: GenerateSettings, out_dir: str) -> None:
     global _WORKER
-    from fuseki.util.workers import exit_with_parent
-
-    exit_with_parent()
     _WORKER = _make_player(settings, Path(out_dir))
     multiprocessing.util.Finalize(None, _WORKER.close, exitpriority=10)
 
@@ -648,69 +648,73 @@ def generate(
     games: int,
     *,
     workers: int = 1,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GenerateSummary:
     """Make games 1 to ``games`` in ``out_dir`` (skipping finished ones) and return the tally.
 
-    ``workers`` processes play in parallel (1: in this process). Raises
-    :class:`RecipeMismatch` when ``out_dir`` holds a corpus with other
-    settings, and ``FileNotFoundError`` when GNU Go is needed and missing.
+    ``workers`` processes play in parallel (1: in this process).
+    ``progress`` gets a :class:`~fuseki.util.progress.Progress` per game.
+    Raises :class:`RecipeMismatch` when ``out_dir`` holds a corpus with other
+    settings, :class:`~fuseki.util.runs.RunFolderBusy` when another run is
+    writing to it, and ``FileNotFoundError`` when GNU Go is needed and missing.
     """
     if games < 0:
         raise ValueError(f"number of games must not be negative, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    say = progress or (lambda line: None)
+    say = progress or (lambda event: None)
     out = Path(out_dir)
-    recipe = _prepare(settings, out)
-    if settings.engine == "gnugo":
-        from fuseki.engines.programs import program_exists
+    folder = run_folder(out)
+    with folder.locked():
+        recipe = _prepare(settings, folder)
+        if settings.engine == "gnugo":
+            from fuseki.engines.programs import program_exists
 
-        argv = settings.gnugo_argv()
-        if not program_exists(argv):
-            raise FileNotFoundError(f"GNU Go: program {argv[0]!r} not found (Debian: apt install gnugo)")
-    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    total = max(games, int(recipe.get("games", 0)))
-    recipe = {
-        "fuseki_corpus": 1,
-        "command": recipe_command(settings, total, out, workers),
-        "games": total,
-        "settings": recipe["settings"],
-        "versions": _versions(settings),
-        "runs": recipe.get("runs", []),
-    }
-    _write_json(out / RECIPE_FILE, recipe)
+            argv = settings.gnugo_argv()
+            if not program_exists(argv):
+                raise FileNotFoundError(f"GNU Go: program {argv[0]!r} not found (Debian: apt install gnugo)")
+        started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        total = max(games, int(recipe.get("games", 0)))
+        recipe = {
+            "fuseki_corpus": 1,
+            "command": recipe_command(settings, total, out, workers),
+            "games": total,
+            "settings": recipe["settings"],
+            "versions": _versions(settings),
+            "runs": recipe.get("runs", []),
+        }
+        folder.write(recipe)
 
-    done: dict[int, GameDone] = {}
-    todo: list[int] = []
-    for number in range(1, games + 1):
-        old = _finished(out, number)
-        if old is None:
-            todo.append(number)
-        else:
-            done[number] = old
-    if done:
-        say(f"{len(done)} of {games} games are already in {out}; playing the other {len(todo)}")
-    t0 = time.monotonic()
-    played = 0
-    run = {"id": secrets.token_hex(6), "started": started_at, "games": games, "workers": workers}
-    saved = t0
-    for game in _run(settings, out, todo, workers):
-        done[game.number] = game
-        played += 1
-        elapsed = time.monotonic() - t0
-        if time.monotonic() - saved >= RUN_SAVE_SECONDS:  # a killed run still leaves its time behind
-            _record_run(settings, out, run, played, sum(not g.ok for g in done.values()), elapsed, finished=False)
-            saved = time.monotonic()
-        rate = 60.0 * played / elapsed if elapsed > 0 else 0.0
-        eta = (len(todo) - played) / rate if rate > 0 else 0.0
-        what = f"{game.result} in {game.moves} moves" if game.ok else f"FAILED ({game.error})"
-        say(
-            f"game {game.number}/{games}: {game.black} vs {game.white}: {what} ({game.seconds:.1f} s)"
-            f" | {played}/{len(todo)} done, {rate:.2f} games/min, about {eta:.0f} min left"
-        )
-    summary = GenerateSummary(str(out), tuple(done[n] for n in sorted(done)), time.monotonic() - t0)
-    _record_run(settings, out, run, summary.played, summary.failed, summary.seconds, finished=True)
+        plan = ChunkPlan.scan(range(1, games + 1), lambda number: _finished(out, number))
+        done = dict(plan.done)
+        todo = plan.todo
+        if done:
+            say(Progress(len(done), games, "game", f"{len(done)} of {games} games are already in {out}; "
+                         f"playing the other {len(todo)}", {"reused": len(done)}))
+        t0 = time.monotonic()
+        played = 0
+        run = {"id": secrets.token_hex(6), "started": started_at, "games": games, "workers": workers}
+        saved = t0
+        with contextlib.closing(_run(settings, out, todo, workers)) as results:
+            for game in results:
+                done[game.number] = game
+                played += 1
+                elapsed = time.monotonic() - t0
+                if time.monotonic() - saved >= RUN_SAVE_SECONDS:  # a killed run still leaves its time behind
+                    failed = sum(not g.ok for g in done.values())
+                    _record_run(folder, recipe, run, played, failed, elapsed, finished=False)
+                    saved = time.monotonic()
+                rate = 60.0 * played / elapsed if elapsed > 0 else 0.0
+                eta = (len(todo) - played) / rate if rate > 0 else 0.0
+                what = f"{game.result} in {game.moves} moves" if game.ok else f"FAILED ({game.error})"
+                say(Progress(
+                    len(done), games, "game",
+                    f"game {game.number}/{games}: {game.black} vs {game.white}: {what} ({game.seconds:.1f} s)"
+                    f" | {played}/{len(todo)} done, {rate:.2f} games/min, about {eta:.0f} min left",
+                    {"game": game.to_dict(), "games_per_minute": round(rate, 3)},
+                ))
+        summary = GenerateSummary(str(out), tuple(done[n] for n in sorted(done)), time.monotonic() - t0)
+        _record_run(folder, recipe, run, summary.played, summary.failed, summary.seconds, finished=True)
     return summary
 
 
@@ -719,8 +723,8 @@ RUN_SAVE_SECONDS = 60.0
 
 
 def _record_run(
-    settings: GenerateSettings,
-    out: Path,
+    folder: RunFolder,
+    recipe: dict[str, Any],
     run: dict[str, Any],
     played: int,
     failed: int,
@@ -733,7 +737,6 @@ def _record_run(
     Called once a minute and at the end, so the time a corpus took adds up
     over runs that were killed (``finished: false``) as well as finished ones.
     """
-    recipe = _prepare(settings, out)  # another run may have added to it meanwhile
     entry = {
         **run,
         "played": played,
@@ -745,10 +748,10 @@ def _record_run(
     }
     runs = [r for r in recipe.get("runs", []) if r.get("id") != run["id"]]
     recipe["runs"] = [*runs, entry]
-    _write_json(out / RECIPE_FILE, recipe)
+    folder.write(recipe)
 
 
-def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Iterator[GameDone]:
+def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -> Generator[GameDone, None, None]:
     """Play the games in ``todo``, yielding each as it finishes (in any order with workers)."""
     if not todo:
         return
@@ -760,16 +763,6 @@ def _run(settings: GenerateSettings, out: Path, todo: list[int], workers: int) -
         finally:
             player.close()
         return
-    # fork where there is one: spawn would re-run a caller's unguarded script. No engine runs here now.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
-    pool = ctx.Pool(min(workers, len(todo)), initializer=_worker_init, initargs=(settings, os.fspath(out)))
-    try:
-        yield from pool.imap_unordered(_worker_play, todo, chunksize=1)
-        pool.close()
-    except BaseException:
-        pool.terminate()  # finished games are on disk; the next run goes on from there
-        raise
-    finally:
-        pool.join()
-
+    # A killed pool leaves the games it finished on disk; the next run goes on from there.
+    with WorkerPool(min(workers, len(todo)), _worker_init, (settings, os.fspath(out))) as pool:
+        yield from pool.map_unordered(_worker_play, todo)

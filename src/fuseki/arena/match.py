@@ -21,7 +21,9 @@ and in the ``dead_stones`` field of its JSON result.
 
 Each game is written as ``game_0001.sgf`` ... in the SGF folder, atomically,
 next to a ``match.json`` with the settings. Running the same match again with
-the same folder reuses the finished games and plays only the missing ones.
+the same folder reuses the finished games and plays only the missing ones;
+a second match on a folder that a match is playing into is refused
+(:mod:`fuseki.util.runs`).
 
 The result is a :class:`~fuseki.arena.outcome.MatchSummary`: wins, draws, forfeits and A's win rate
 with a Wilson 95 % interval, draws counting half a win.
@@ -38,10 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -52,10 +53,10 @@ from fuseki.arena.outcome import (
     MatchSummary,
     PlayedGame,
     a_color,
-    progress_line,
+    game_progress,
     side_of,
 )
-from fuseki.arena.records import read_finished, settings_diffs
+from fuseki.arena.records import game_file, games_folder, locked, prepare_games_folder, read_finished
 from fuseki.arena.scoring import OwnCount, Referee, check_dead_stones, scored_by
 from fuseki.engines.programs import program_exists, resolve_command
 from fuseki.go.coords import CoordinateError, check_size
@@ -63,6 +64,8 @@ from fuseki.go.handicap import max_fixed_handicap
 from fuseki.go.rules import Rules, Scoring
 from fuseki.go.sgf import GameRecord, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+from fuseki.util.progress import ProgressCallback
+from fuseki.util.runs import ChunkPlan, RunMismatch
 
 __all__ = [
     "DEFAULT_REFEREE",
@@ -79,8 +82,8 @@ DEFAULT_REFEREE = "gnugo --mode gtp"
 SETTINGS_FILE = "match.json"
 
 
-class MatchSettingsMismatch(ValueError):
-    """The SGF folder holds a match with other settings; resuming it would mix two matches."""
+#: The SGF folder holds a match with other settings; resuming it would mix two matches (the one run-folder mismatch).
+MatchSettingsMismatch = RunMismatch
 
 
 
@@ -231,7 +234,7 @@ class Match:
     """A match between the engines of ``settings``; :meth:`run` plays it.
 
     ``sgf_dir`` (optional) receives ``match.json`` and one SGF per game, and
-    makes the match resumable. ``progress`` is called with one line per game.
+    makes the match resumable. ``progress`` gets a :class:`~fuseki.util.progress.Progress` per game.
     ``setup_timeout`` bounds every command but ``genmove`` (engine start-up
     included).
     """
@@ -241,12 +244,13 @@ class Match:
         settings: MatchSettings,
         sgf_dir: str | os.PathLike[str] | None = None,
         *,
-        progress: Callable[[str], None] | None = None,
+        progress: ProgressCallback | None = None,
         setup_timeout: float = 30.0,
     ) -> None:
         self.settings = settings
         self.sgf_dir = Path(sgf_dir) if sgf_dir is not None else None
-        self.progress = progress or (lambda line: None)
+        self.folder = None if self.sgf_dir is None else games_folder(self.sgf_dir, SETTINGS_FILE, "a match")
+        self.progress = progress or (lambda event: None)
         self.setup_timeout = setup_timeout
         self.engines = {
             "A": Engine("A", resolve_command(settings.engine_a), setup_timeout),
@@ -279,34 +283,20 @@ class Match:
     def prepare_dir(self) -> None:
         """Create the SGF folder and its ``match.json``, or check it against ours.
 
-        Raises :class:`MatchSettingsMismatch` when the folder holds another match.
+        Raises :class:`MatchSettingsMismatch` when the folder holds another
+        match and :class:`~fuseki.util.runs.RunFolderBusy` when a match is
+        playing into it now. :meth:`run` does this too; a caller that wants
+        these errors before any engine starts calls it first.
         """
-        if self.sgf_dir is None:
-            return
-        self.sgf_dir.mkdir(parents=True, exist_ok=True)
-        path = self.sgf_dir / SETTINGS_FILE
-        mine = self.settings.to_dict()
-        if path.exists():
-            try:
-                theirs = json.loads(path.read_text(encoding="utf-8")).get(
-                    "settings", {}
-                )
-            except (ValueError, AttributeError) as e:
-                raise MatchSettingsMismatch(
-                    f"{path} is not a match settings file ({e})"
-                ) from None
-            diffs = settings_diffs(MatchSettings, theirs, mine)
-            if diffs:
-                raise MatchSettingsMismatch(
-                    f"{self.sgf_dir} holds a match with other settings ({'; '.join(diffs)}); "
-                    "use another --sgf-dir or the same settings"
-                )
-            return
-        data = {"fuseki_match": 1, "settings": mine}
-        save_sgf(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+        with locked(self.folder):
+            self._prepare()
+
+    def _prepare(self) -> None:
+        if self.folder is not None:
+            prepare_games_folder(self.folder, self.settings, {"fuseki_match": 1})
 
     def game_path(self, number: int) -> Path | None:
-        return None if self.sgf_dir is None else self.sgf_dir / f"game_{number:04d}.sgf"
+        return None if self.sgf_dir is None else game_file(self.sgf_dir, number)
 
     def _reuse(self, number: int) -> GameOutcome | None:
         """The outcome stored in an earlier run's SGF for this game, if it is finished and readable."""
@@ -316,26 +306,23 @@ class Match:
     # ---- running ---------------------------------------------------------------
 
     def run(self, games: int) -> MatchSummary:
-        """Play (or reuse) games 1 to ``games`` and return the tally."""
+        """Play (or reuse) games 1 to ``games`` and return the tally (holding the SGF folder's lock)."""
         if games < 0:
             raise ValueError(f"number of games must not be negative, got {games}")
-        self.prepare_dir()
         outcomes: list[GameOutcome] = []
         try:
-            for number in range(1, games + 1):
-                outcome = self._reuse(number)
-                if outcome is None:
-                    outcome = self.play_game(number)
-                outcomes.append(outcome)
-                self._report(outcome, outcomes, games)
+            with locked(self.folder):
+                self._prepare()
+                plan = ChunkPlan.scan(range(1, games + 1), self._reuse)
+                for number in range(1, games + 1):  # in order: a reused game is reported in its place
+                    outcome = plan.done.get(number) or self.play_game(number)
+                    outcomes.append(outcome)
+                    self.progress(game_progress(outcome, games, outcomes))
         finally:
             self.close()
         return MatchSummary(
             tuple(outcomes), self.engines["A"].name, self.engines["B"].name
         )
-
-    def _report(self, outcome: GameOutcome, outcomes: list[GameOutcome], games: int) -> None:
-        self.progress(progress_line(outcome, games, outcomes))
 
     def close(self) -> None:
         for engine in self.engines.values():

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from fuseki.go.state import Color, GameState
+from fuseki.util.progress import Progress
 from fuseki.util.stats import (
     binomial_test,
     clip_score,
@@ -38,7 +39,7 @@ __all__ = [
     "PairResult",
     "PlayedGame",
     "a_color",
-    "progress_line",
+    "game_progress",
     "side_of",
 ]
 
@@ -125,8 +126,8 @@ def side_of(winner: Color | None, a: Color) -> str | None:
     return None if winner is None else ("A" if winner is a else "B")
 
 
-def progress_line(outcome: GameOutcome, games: int, tally: Iterable[GameOutcome]) -> str:
-    """One line per game: who had Black, the result, the running score (``tally`` includes ``outcome``)."""
+def game_progress(outcome: GameOutcome, games: int, tally: Iterable[GameOutcome]) -> Progress:
+    """The event of a finished game: who had Black, the result, the running score (``tally`` includes ``outcome``)."""
     outs = list(tally)
     a = sum(o.winner == "A" for o in outs)
     b = sum(o.winner == "B" for o in outs)
@@ -135,10 +136,11 @@ def progress_line(outcome: GameOutcome, games: int, tally: Iterable[GameOutcome]
     who = "draw" if outcome.winner is None else f"{outcome.winner} wins"
     extra = f" ({outcome.reason})" if outcome.forfeit and outcome.reason else ""
     reused = " [from an earlier run]" if outcome.reused else ""
-    return (
+    line = (
         f"game {outcome.number}/{games}: {colours}: {outcome.result}, {who}{extra}{reused}"
         f" | A {a} - B {b}" + (f" - draws {d}" if d else "")
     )
+    return Progress(len(outs), games, "game", line, {**outcome.to_dict(), "a_wins": a, "b_wins": b, "draws": d})
 
 
 @dataclasses.dataclass(frozen=True)

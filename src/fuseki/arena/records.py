@@ -1,39 +1,67 @@
-"""The folder of a resumable run of games: its settings check and its finished games read back.
+"""The folder of a resumable run of games: its settings file and its finished games read back.
 
 A match or an evaluation writes each game as an SGF file next to a settings
 file. Run again on the same folder, it plays only the games that are
-missing, and refuses a folder that holds another run's settings
-(:func:`settings_diffs`), so two runs are never mixed.
+missing, and refuses a folder that holds another run's settings, or that
+another run is writing to (:func:`games_folder`, :mod:`fuseki.util.runs`),
+so two runs are never mixed.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from fuseki.arena.outcome import GameOutcome, a_color, side_of
 from fuseki.arena.scoring import scored_by
 from fuseki.go.sgf import SgfError, load_sgf, parse_result
+from fuseki.util.runs import RunFolder, field_defaults
 
-__all__ = ["read_finished", "settings_diffs"]
+__all__ = ["game_file", "games_folder", "locked", "prepare_games_folder", "read_finished"]
 
 
-def settings_diffs(cls: type, theirs: dict[str, Any], mine: dict[str, Any]) -> list[str]:
-    """``"key: X there, Y now"`` for every setting of a saved run that differs from this run's.
+def games_folder(sgf_dir: str | os.PathLike[str], settings_file: str, what: str) -> RunFolder:
+    """The SGF folder of a match (``what="a match"``) or an evaluation (``"an evaluation"``)."""
+    return RunFolder(
+        Path(sgf_dir),
+        settings_file,
+        holds=f"{what} with other settings",
+        file_kind=f"{what} settings file",
+        hint="use another --sgf-dir or the same settings",
+    )
 
-    ``cls`` is the settings dataclass: a file written before a setting existed
-    holds that setting's default, so an old folder still resumes. Where the
-    old behaviour differs from today's default, ``cls.LEGACY`` names the value
-    such a file stands for (``clock``: old runs always sent a clock).
+
+def prepare_games_folder(folder: RunFolder, settings: Any, header: Mapping[str, Any]) -> None:
+    """Check the (locked) folder's settings file against ``settings`` (a dataclass with ``to_dict``), or write it.
+
+    A setting an old file lacks stands for its default or its ``LEGACY``
+    value (:func:`~fuseki.util.runs.field_defaults`). ``header`` goes before
+    the settings in a new file (``{"fuseki_match": 1}``).
     """
-    defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
-    defaults.update(getattr(cls, "LEGACY", {}))
-    return [
-        f"{key}: {theirs.get(key, defaults.get(key))!r} there, {value!r} now"
-        for key, value in mine.items()
-        if theirs.get(key, defaults.get(key)) != value
-    ]
+    mine = settings.to_dict()
+    theirs = folder.saved_settings()
+    if theirs is None:
+        folder.write({**header, "settings": mine})
+    else:
+        folder.check(theirs, mine, defaults=field_defaults(type(settings)))
+
+
+@contextlib.contextmanager
+def locked(folder: RunFolder | None) -> Iterator[None]:
+    """Hold ``folder``'s lock while the block runs (nothing to hold without a folder)."""
+    if folder is None:
+        yield
+        return
+    with folder.locked():
+        yield
+
+
+def game_file(sgf_dir: Path, number: int) -> Path:
+    """``game_0007.sgf``: game 7 of a match or an evaluation."""
+    return sgf_dir / f"game_{number:04d}.sgf"
 
 
 def read_finished(path: Path, number: int) -> GameOutcome | None:

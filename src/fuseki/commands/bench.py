@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fuseki.cli import UserError
+from fuseki.util.progress import print_json
 
 #: Benchmark name -> module in fuseki.bench.
 BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts"}
@@ -148,7 +149,7 @@ def _write(result: dict[str, Any], args: argparse.Namespace) -> None:
         path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         print(f"saved {path}")
     if args.json:
-        print(json.dumps(result), flush=True)
+        print_json(result)
 
 
 def _show(benchmark: str) -> Any:

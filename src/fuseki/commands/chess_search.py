@@ -26,11 +26,11 @@ stdout is one JSON object with every number.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from fuseki.cli import UserError, int_at_least
+from fuseki.util.progress import print_json
 
 EXPERIMENTS = ("depth3", "legall", "mcts", "all")
 
@@ -151,5 +151,5 @@ def run(args: argparse.Namespace) -> int:
             _print_mcts(r)
         results[name] = r
     if args.json:
-        print(json.dumps(results))
+        print_json(results)
     return 0

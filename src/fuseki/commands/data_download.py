@@ -13,7 +13,6 @@ Cached, resumable (``.part`` files, HTTP Range), checked (SHA-256 in
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from fuseki.cli import UserError, int_at_least
 from fuseki.data import kgs
 from fuseki.commands.data_index import add_source_arguments, load_archives
 from fuseki.data.download import DataSourceError, Downloader, OfflineError, default_data_dir, read_checksums
+from fuseki.util.progress import print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         for a in chosen:
             print(f"{a.period:8} {a.games if a.games is not None else '':>6}  {a.url}")
         if args.json:
-            print(json.dumps({"dir": str(directory), "dry_run": True, "archives": [a.to_dict() for a in chosen]}))
+            print_json({"dir": str(directory), "dry_run": True, "archives": [a.to_dict() for a in chosen]})
         return 0
 
     started = time.perf_counter()
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     for r in failed:
         print(f"failed: {r.archive.filename}: {r.error}", file=sys.stderr)
     if args.json:
-        print(json.dumps({
+        print_json({
             "dir": str(directory),
             "catalog": str(directory / "catalog.json"),
             **counts,
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             "transferred": sum(r.transferred for r in results),
             "seconds": round(seconds, 3),
             "archives": [r.to_dict() for r in results],
-        }))
+        })
     else:
         for r in results:
             if r.status != "failed":

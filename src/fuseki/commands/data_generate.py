@@ -5,16 +5,14 @@
 levels after a short random opening; ``--engine mcts --playouts 1000`` has our
 MCTS play itself, as in the book's chapter 6. One SGF per game and a
 ``recipe.json`` go to ``--out``; running the same command again continues a
-killed run. One line per game on stderr. See docs/corpus.md.
+killed run. One line per game on stderr (``--progress``). See docs/corpus.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, add_progress_argument, int_at_least, progress_mode, seconds
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -65,10 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_clock_argument(parser, "GNU Go (gnugo only)")
     parser.add_argument("--gnugo", default="gnugo", metavar="PROGRAM", help="GNU Go's program (default gnugo)")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON holding the tally")
+    add_progress_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.arena.generate import GenerateSettings, RecipeMismatch, generate
+    from fuseki.arena.generate import GenerateSettings, generate
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     if args.engine == "mcts" and args.levels is not None:
         raise UserError("--levels is for --engine gnugo; our MCTS is set by --playouts")
@@ -91,16 +92,11 @@ def run(args: argparse.Namespace) -> int:
             gnugo=args.gnugo,
             clock=args.clock,
         )
-        summary = generate(
-            settings,
-            args.out,
-            args.games,
-            workers=args.workers,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )
-    except (RecipeMismatch, FileNotFoundError, ValueError) as e:
+        with open_renderer(progress_mode(args)) as show:
+            summary = generate(settings, args.out, args.games, workers=args.workers, progress=show)
+    except (RunMismatch, RunFolderBusy, FileNotFoundError, ValueError) as e:
         raise UserError(str(e)) from None
     print(summary.describe())
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print_json(summary.to_json())
     return 0 if summary.failed == 0 else 1

@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from fuseki.cli import UserError, int_at_least
 from fuseki.data import kgs
 from fuseki.data.download import DataSourceError
+from fuseki.util.progress import print_json
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         data = kgs.index_to_json(archives, args.url)
         data.update(months=months, games=games, out=args.out)
-        print(json.dumps(data))
+        print_json(data)
         return 0
     for a in archives:
         games_text = "" if a.games is None else str(a.games)

@@ -5,6 +5,7 @@
     fuseki data process SOURCES... --encoder NAME --size N --out DIR
         [--games N] [--test-fraction F] [--seed S] [--workers W]
         [--shard-games G] [--test-games FILE] [--max-bytes B] [--players REGEX] [--json]
+        [--quiet] [--progress MODE]
 
 SOURCES are SGF files, folders (searched recursively) and archives (.zip,
 .tar.gz, .tgz, .tar.bz2). Run it again with the same arguments after an
@@ -15,11 +16,9 @@ interruption and it resumes: finished shards are kept. See
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 
-from fuseki.cli import UserError, float_type, int_at_least
+from fuseki.cli import UserError, add_progress_argument, float_type, int_at_least, progress_mode
 
 
 _fraction = float_type(lambda v: 0.0 <= v < 1.0, "must be at least 0 and below 1")
@@ -58,12 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
+    add_progress_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from fuseki.data.processor import ProcessError, process_games
     from fuseki.data.sampler import read_test_list
     from fuseki.data.sources import SourceError
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     test_games = None
     if args.test_games:
@@ -73,35 +75,27 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot read the test set {args.test_games}: {e}") from None
     workers = args.workers or min(8, os.cpu_count() or 1)
 
-    def progress(entry: dict, done: int, total: int) -> None:
-        if not args.quiet:
-            print(
-                f"shard {done}/{total} {entry['name']}: {entry['encoded_games']} games, "
-                f"{entry['positions']} positions, {len(entry['skipped'])} skipped",
-                file=sys.stderr,
-                flush=True,
-            )
-
     try:
-        summary = process_games(
-            args.sources,
-            args.out,
-            encoder=args.encoder,
-            size=args.size,
-            games=args.games,
-            test_fraction=args.test_fraction,
-            seed=args.seed,
-            workers=workers,
-            shard_games=args.shard_games,
-            test_games=test_games,
-            max_bytes=args.max_bytes,
-            on_shard=progress,
-            players=args.players,
-        )
-    except (ProcessError, SourceError) as e:
+        with open_renderer(progress_mode(args)) as show:
+            summary = process_games(
+                args.sources,
+                args.out,
+                encoder=args.encoder,
+                size=args.size,
+                games=args.games,
+                test_fraction=args.test_fraction,
+                seed=args.seed,
+                workers=workers,
+                shard_games=args.shard_games,
+                test_games=test_games,
+                max_bytes=args.max_bytes,
+                progress=show,
+                players=args.players,
+            )
+    except (ProcessError, SourceError, RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        print_json(summary, sort_keys=True)
         return 0
     bpp = summary["bytes_per_position"]
     print(

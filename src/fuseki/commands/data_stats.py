@@ -12,10 +12,10 @@ games ended, players, games filed twice, bytes. See :mod:`fuseki.data.stats`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from fuseki.cli import UserError
+from fuseki.util.progress import print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
         )
     print("\n".join(lines), file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        print(json.dumps(s))
+        print_json(s)
     return 0

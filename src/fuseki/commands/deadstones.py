@@ -21,11 +21,11 @@ GNU Go on games held out from training. See docs/deadstones.md.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from fuseki.cli import UserError, int_at_least
+from fuseki.util.progress import print_json
 
 ACTIONS = ("make-data", "train", "experiment", "agreement")
 
@@ -114,7 +114,7 @@ def _make_data(args: argparse.Namespace) -> int:
     except MakeDataError as e:
         raise UserError(str(e)) from None
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        print_json(summary, sort_keys=True)
     else:
         print(f"{summary['out']}: {summary['blocks']:,} blocks ({summary['dead_blocks']:,} dead, "
               f"{100 * (summary['dead_fraction'] or 0):.1f}%) from {summary['games_used']:,} of {summary['games_listed']:,} games "
@@ -156,7 +156,7 @@ def _train(args: argparse.Namespace) -> int:
     result.save(args.out)
     summary = {**result.summary(), "out": args.out}
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        print_json(summary, sort_keys=True)
     else:
         print(f"{args.out}: {summary['network']} {summary['algorithm']}, best epoch {summary['best_epoch']} of {summary['epochs']}: "
               f"test RMS {summary['test_rms_min']:.5f}, {100 * summary['blocks_correct']:.2f}% of blocks and "
@@ -187,7 +187,7 @@ def _experiment(args: argparse.Namespace) -> int:
     if args.markdown:
         write_atomic(args.markdown, (header + table).encode())
     if args.json:
-        print(json.dumps({"results": results, "data": args.data}, sort_keys=True, default=str))
+        print_json({"results": results, "data": args.data}, sort_keys=True, default=str)
     else:
         print(header + table, end="")
     return 0
@@ -213,7 +213,7 @@ def _agreement(args: argparse.Namespace) -> int:
         result["reference"] = gnugo.engine
     result["model"] = str(args.model or "shipped")
     if args.json:
-        print(json.dumps(result, sort_keys=True))
+        print_json(result, sort_keys=True)
         return 0
     print(f"{result['games']} finished games, {result['blocks']:,} blocks; reference: {result['reference']} final_status_list")
     print("| estimate | blocks agreeing | games agreeing | ms a game |")

@@ -17,17 +17,15 @@ Bradley-Terry ratings on the Elo scale: a table, and a PNG plot
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, add_progress_argument, int_at_least, progress_mode, seconds
 
 if TYPE_CHECKING:
     from fuseki.arena.outcome import EvalSummary
+    from fuseki.util.progress import ProgressCallback
 
 
 _seconds = seconds
@@ -133,6 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="virtual draws added to each pair so that 0 %% and 100 %% records stay finite (default 1)",
     )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON holding the result")
+    add_progress_argument(parser)
 
 
 def _settings_options(args: argparse.Namespace) -> dict[str, object]:
@@ -200,26 +199,26 @@ def _check(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.arena.eval_settings import EvalSettings, EvalSettingsMismatch
+    from fuseki.arena.eval_settings import EvalSettings
     from fuseki.arena.evaluate import evaluate
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     options = _check(args)
-
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
     if args.round_robin:
-        return _run_round_robin(args, options, progress)
+        with open_renderer(progress_mode(args)) as show:
+            return _run_round_robin(args, options, show)
     settings = EvalSettings(agent_a=args.agents[0], agent_b=args.agents[1], **options)  # type: ignore[arg-type]
     try:
-        summary = evaluate(settings, args.games, sgf_dir=args.sgf_dir, workers=args.workers, progress=progress)
-    except EvalSettingsMismatch as e:
+        with open_renderer(progress_mode(args)) as show:
+            summary = evaluate(settings, args.games, sgf_dir=args.sgf_dir, workers=args.workers, progress=show)
+    except (RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     print(summary.describe())
     if args.sgf_dir is not None:
         print(f"games in {args.sgf_dir}")
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print_json(summary.to_json())
     return 0
 
 
@@ -231,11 +230,12 @@ def _elo_text(summary: EvalSummary) -> str:
 
 
 def _run_round_robin(
-    args: argparse.Namespace, options: dict[str, object], progress: Callable[[str], None]
+    args: argparse.Namespace, options: dict[str, object], progress: ProgressCallback | None
 ) -> int:
-    from fuseki.util.atomic import write_json_atomic
-    from fuseki.arena.eval_settings import EvalSettingsMismatch
     from fuseki.arena.evaluate import round_robin
+    from fuseki.util.atomic import write_json_atomic
+    from fuseki.util.progress import print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
     from fuseki.arena.ratings import fit_ratings, plot_ratings
 
     plot = args.plot or (os.path.join(args.sgf_dir, "ratings.png") if args.sgf_dir else "ratings.png")
@@ -251,7 +251,7 @@ def _run_round_robin(
             progress=progress,
             **options,
         )
-    except EvalSettingsMismatch as e:
+    except (RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     anchor = None if args.anchor == "mean" else (args.anchor or args.agents[0])
     ratings = fit_ratings(
@@ -278,5 +278,5 @@ def _run_round_robin(
     if args.sgf_dir is not None:
         write_json_atomic(os.path.join(args.sgf_dir, "ratings.json"), result)
     if args.json:
-        print(json.dumps(result))
+        print_json(result)
     return 0

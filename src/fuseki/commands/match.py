@@ -12,10 +12,8 @@ Running the same command again resumes from the SGF folder. See docs/match.md.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
+from fuseki.cli import UserError, add_clock_argument, add_progress_argument, int_at_least, progress_mode, seconds
 
 
 _seconds = seconds
@@ -88,10 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="end with one line of JSON holding the result",
     )
+    add_progress_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.arena.match import Match, MatchSettings, MatchSettingsMismatch
+    from fuseki.arena.match import Match, MatchSettings
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     from fuseki.commands.gtp import dead_stone_choice
 
@@ -113,22 +114,18 @@ def run(args: argparse.Namespace) -> int:
             dead_stones_model=args.dead_stones_model,
             clock=args.clock,
         )
-        match = Match(
-            settings,
-            args.sgf_dir,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )
+        match = Match(settings, args.sgf_dir)
         match.check()
-        match.prepare_dir()
-    except (ValueError, FileNotFoundError) as e:
+        match.prepare_dir()  # another match's folder, or one in use: one line, before any engine starts
+    except (ValueError, FileNotFoundError, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     try:
-        summary = match.run(args.games)
-    except (
-        MatchSettingsMismatch
-    ) as e:  # pragma: no cover - prepare_dir above catches it first
+        with open_renderer(progress_mode(args)) as show:
+            match.progress = show or (lambda event: None)
+            summary = match.run(args.games)
+    except (RunMismatch, RunFolderBusy) as e:  # a run that started on the folder since prepare_dir
         raise UserError(str(e)) from None
     print(summary.describe())
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print_json(summary.to_json())
     return 0

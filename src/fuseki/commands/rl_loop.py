@@ -6,7 +6,7 @@
         [--eval-games M] [--workers W] [--alpha 0.05] [--keep-latest] [--window K] [--seed S]
         [--lr F] [--clipnorm F] [--batch-size B] [--epochs E] [--device auto|cpu|cuda|mps]
         [--temperature T] [--eval-temperature T] [--max-moves M] [--komi K] [--rules NAME]
-        [--dead-playouts P] [--json] [--quiet]
+        [--dead-playouts P] [--json] [--quiet] [--progress MODE]
 
 Each round the champion (at first START_FILE) plays N games against itself
 (DIR/round-NNN/selfplay), a candidate is trained from it on that experience
@@ -22,13 +22,21 @@ DIR/ratings.png is redrawn and a table goes to stderr. See docs/rl.md.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import shlex
 import sys
 from typing import Any
 
-from fuseki.cli import UserError, float_type, int_at_least, komi, positive_float, probability
+from fuseki.cli import (
+    UserError,
+    add_progress_argument,
+    float_type,
+    int_at_least,
+    komi,
+    positive_float,
+    probability,
+    progress_mode,
+)
 
 
 _probability = probability
@@ -86,6 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="playouts of the evaluation's dead-stone judgement (default 200)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="end with the whole state as one JSON object (last line)")
+    add_progress_argument(parser)
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -118,19 +127,23 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from fuseki.train.rl_loop import format_table, run_loop
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     settings = _settings(args)
-    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     command = shlex.join(["fuseki", "rl-loop", *sys.argv[2:]]) if sys.argv[1:2] == ["rl-loop"] else None
     try:
-        state = run_loop(settings, args.out, args.rounds, workers=args.workers, device=args.device, progress=say,
-                         command=command)
+        with open_renderer(progress_mode(args)) as show:
+            state = run_loop(settings, args.out, args.rounds, workers=args.workers, device=args.device, progress=show,
+                             command=command)
     except FloatingPointError as e:  # the loss diverged: the same settings would diverge again
         raise UserError(f"training diverged: {e}; the loop's settings are fixed, so use a new --out") from None
+    except (RunMismatch, RunFolderBusy) as e:
+        raise UserError(str(e)) from None
     print(format_table(state))
     done = [r for r in state["rounds"] if r["step"] == "done"]
     if done:
         print(f"ratings plot: {args.out}/ratings.png")
     if args.json:
-        print(json.dumps(state, sort_keys=True))
+        print_json(state, sort_keys=True)
     return 0

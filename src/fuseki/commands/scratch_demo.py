@@ -19,12 +19,12 @@ See ``docs/scratch.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
 from fuseki.cli import UserError, int_at_least
+from fuseki.util.progress import print_json
 
 DATASETS = ("digits", "mnist")
 
@@ -189,5 +189,5 @@ def run(args: argparse.Namespace) -> int:
             "cpu_seconds": round(cpu_seconds, 3),
             "seconds_per_epoch": round(sum(epoch_times) / len(epoch_times), 3),
         }
-        print(json.dumps(result), file=out)
+        print_json(result, file=out)
     return 0

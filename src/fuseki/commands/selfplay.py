@@ -4,7 +4,7 @@
 
     fuseki selfplay --agent FILE [--agent2 FILE] --games N --out DIR [--workers W]
         [--seed S] [--temperature T] [--chunk-size C] [--max-moves M] [--komi K]
-        [--rules NAME] [--sgf] [--json] [--quiet]
+        [--rules NAME] [--sgf] [--json] [--quiet] [--progress MODE]
 
 The agent file is a policy (supervised or policy gradient), Q or
 actor-critic agent. Games are played in W processes and written in chunks
@@ -17,11 +17,9 @@ time left) goes to stderr. See docs/rl.md.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 
-from fuseki.cli import UserError, float_type, int_at_least, komi
+from fuseki.cli import UserError, add_progress_argument, float_type, int_at_least, komi, progress_mode
 
 
 _temperature = float_type(
@@ -57,10 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sgf", action="store_true", help="also write DIR/sgf/game_NNNNNN.sgf")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
+    add_progress_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.train.selfplay import SelfPlayMismatch, SelfPlaySettings, selfplay
+    from fuseki.train.selfplay import SelfPlaySettings, selfplay
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.util.runs import RunFolderBusy, RunMismatch
 
     try:
         settings = SelfPlaySettings(
@@ -73,18 +74,12 @@ def run(args: argparse.Namespace) -> int:
             komi=args.komi,
             rules=args.rules.lower(),
         )
-        summary = selfplay(
-            settings,
-            args.out,
-            args.games,
-            workers=args.workers,
-            sgf=args.sgf,
-            progress=None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True)),
-        )
-    except SelfPlayMismatch as e:
+        with open_renderer(progress_mode(args)) as show:
+            summary = selfplay(settings, args.out, args.games, workers=args.workers, sgf=args.sgf, progress=show)
+    except (RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     if args.json:
-        print(json.dumps(summary.to_json(), sort_keys=True))
+        print_json(summary.to_json(), sort_keys=True)
     else:
         print(summary.describe())
     return 0

@@ -15,12 +15,12 @@ finished games) is counted once by plain enumeration. See ``docs/search.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
 from fuseki.cli import UserError
+from fuseki.util.progress import print_json
 
 GAMES = ("tictactoe", "hexapawn")
 
@@ -110,5 +110,5 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"the searches disagree on the value: {sorted(values)}")
     print(f"Value: {_verdict(values.pop())} with best play.", file=out)
     if args.json:
-        print(json.dumps(data), file=out)
+        print_json(data, file=out)
     return 0

@@ -26,6 +26,7 @@ import types
 from typing import Any
 
 from fuseki.cli import UserError, float_type, int_at_least, positive_float
+from fuseki.util.progress import print_json
 
 #: action -> (module or "module:object", one-line help)
 ACTIONS: dict[str, tuple[str, str]] = {
@@ -225,7 +226,7 @@ def _run_supervised(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     summary = result.summary()
     if args.json:
-        print(json.dumps(summary, sort_keys=True))
+        print_json(summary, sort_keys=True)
         return 0
     final = result.final
     print(
@@ -300,8 +301,8 @@ def _run_book(args: argparse.Namespace) -> int:
     except ProcessError as e:
         raise UserError(str(e)) from None
     if args.json:
-        print(json.dumps({"out": args.out, "rows": [{k: v for k, v in r.items() if k != "history"} for r in results]},
-                         sort_keys=True))
+        print_json({"out": args.out, "rows": [{k: v for k, v in r.items() if k != "history"} for r in results]},
+                   sort_keys=True)
         return 0
     print(format_results(results), end="")
     print(f"results: {args.out}/results.md, {args.out}/results.json; curves: {args.out}/curves.png")

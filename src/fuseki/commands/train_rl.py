@@ -21,12 +21,12 @@ in ``fuseki.commands.train.ACTIONS``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import types
 from typing import Any
 
 from fuseki.cli import UserError, int_at_least, positive_float
+from fuseki.util.progress import print_json
 
 
 def _nonnegative_float(text: str) -> float:
@@ -140,7 +140,7 @@ def _run_learner(args: argparse.Namespace, train: Any, kind: str) -> int:
 
         origin = init_agent(config, kind)
         if args.json:
-            print(json.dumps({"out": config.out, "kind": kind, "start": origin, "trained": False}, sort_keys=True))
+            print_json({"out": config.out, "kind": kind, "start": origin, "trained": False}, sort_keys=True)
         else:
             print(f"{config.out}: an untrained {kind} agent ({origin})")
         return 0
@@ -149,7 +149,7 @@ def _run_learner(args: argparse.Namespace, train: Any, kind: str) -> int:
     except (ExperienceError, AgentFileError) as e:
         raise UserError(str(e)) from None
     if args.json:
-        print(json.dumps(result.to_json(), sort_keys=True))
+        print_json(result.to_json(), sort_keys=True)
     else:
         print(result.describe())
     return 0
@@ -195,7 +195,7 @@ def _run_toy(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(result, args.plot)
     if args.json:
-        print(json.dumps(result.to_json(every=max(1, args.toy_games // 20)), sort_keys=True))
+        print_json(result.to_json(every=max(1, args.toy_games // 20)), sort_keys=True)
         return 0
     step = max(1, args.toy_games // 10)
     print(f"Add It Up ({result.method} update, lr {result.lr:g}, seed {result.seed}): expected pick per turn")

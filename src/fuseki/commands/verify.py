@@ -11,10 +11,10 @@ game agreed, 1 when any disagreed, 2 for a usage error (no GNU Go, bad sizes).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from fuseki.cli import UserError, int_at_least
+from fuseki.util.progress import print_json
 
 
 def _sizes(text: str) -> list[int]:
@@ -100,5 +100,5 @@ def run(args: argparse.Namespace) -> int:
         print()
     print(report.summary())
     if args.json:
-        print(json.dumps(report.to_dict()))
+        print_json(report.to_dict())
     return 0 if report.ok else 1

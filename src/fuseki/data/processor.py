@@ -16,7 +16,8 @@ the test generator reads the ``train`` files    shards are named and listed by s
 "already processed" compares a name without     resume trusts a shard only when its
 ``.npy`` with ``os.path.isfile``: never true    SHA-256 checksums in the manifest match
 one process per archive; a crash loses it all   a process pool over shards; every write
-                                                is atomic; killed runs resume
+                                                is atomic; killed runs resume; a second
+                                                run on the same folder is refused
 =============================================  ==========================================
 
 Layout of an output folder::
@@ -49,31 +50,32 @@ True
 >>> summary["positions"], summary["skipped"]
 (3, 1)
 >>> sorted(p.name for p in out.iterdir())  # doctest: +NORMALIZE_WHITESPACE
-['.fuseki-process.lock', 'manifest.json', 'split.json', 'train-00000.features.npy',
+['.fuseki.lock', 'manifest.json', 'split.json', 'train-00000.features.npy',
  'train-00000.games.json', 'train-00000.labels.npy']
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import hashlib
 import importlib
 import io
 import json
-import multiprocessing
 import os
 import pickle
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fuseki.util.errors import FusekiError
 from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import LOCK_FILE, RunFolder, WorkerPool
 from fuseki.data.sampler import Split, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
 
@@ -104,7 +106,8 @@ FORMAT = "fuseki-shards"
 VERSION = 1
 MANIFEST = "manifest.json"
 SPLIT_FILE = "split.json"
-LOCK_FILE = ".fuseki-process.lock"
+#: The lock file name before run folders shared one (:data:`fuseki.util.runs.LOCK_FILE`): not a stray file.
+OLD_LOCK_FILE = ".fuseki-process.lock"
 FEATURE_DTYPE = np.uint8
 LABEL_DTYPE = np.int16
 
@@ -112,8 +115,12 @@ LABEL_DTYPE = np.int16
 SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size", "test_double", "players")
 
 
-class ProcessError(ValueError):
-    """The output folder cannot be used for this run (another plan, another process)."""
+class ProcessError(FusekiError, ValueError):
+    """A shard folder that cannot be read, or a bad players pattern.
+
+    A folder of another plan raises :class:`~fuseki.util.runs.RunMismatch`;
+    one another run is writing to, :class:`~fuseki.util.runs.RunFolderBusy`.
+    """
 
 
 class SkipGame(Exception):
@@ -293,9 +300,6 @@ def _init_worker(
     """Give a spawned worker (which starts bare) the test games' fingerprints and
     the encoder: the parent's own object when it pickles, else the modules that
     register it by name."""
-    from fuseki.util.workers import exit_with_parent
-
-    exit_with_parent()
     _TEST_FINGERPRINTS.clear()
     _TEST_FINGERPRINTS.update(test_fingerprints)
     if encoder is not None:
@@ -470,28 +474,15 @@ def _manifest(header: dict[str, Any], plans: list[ShardPlan], done: dict[str, di
     }
 
 
-class _Lock:
-    """An exclusive lock on the output folder, released by the OS if the process dies."""
-
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / LOCK_FILE
-        self.file: Any = None
-
-    def __enter__(self) -> _Lock:
-        self.file = open(self.path, "a+b")
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: no lock
-            return self
-        try:
-            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self.file.close()
-            raise ProcessError(f"another `fuseki data process` is writing to {self.path.parent}") from None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
+def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
+    """The shard folder: ``manifest.json`` is its settings file, checked on the keys of :data:`_PLAN_KEYS`."""
+    return RunFolder(
+        Path(out_dir),
+        MANIFEST,
+        holds="shards of another plan",
+        file_kind=f"a {FORMAT} manifest",
+        hint="use another output folder",
+    )
 
 
 # ---- the run -----------------------------------------------------------------
@@ -511,7 +502,7 @@ def process_games(
     test_games: Sequence[str] | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     verify: bool = True,
-    on_shard: Callable[[dict[str, Any], int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
     players: str | None = None,
 ) -> dict[str, Any]:
     """Sample games from ``sources``, encode them into shards in ``out_dir``; return a summary.
@@ -520,8 +511,10 @@ def process_games(
     whose files match their checksums (all of them are re-hashed unless
     ``verify`` is false; sizes are always checked) are kept, the others are
     (re)made. The folder must hold the same plan -- encoder, board size, games
-    per shard and the same split -- or :class:`ProcessError` is raised.
-    ``on_shard(entry, done, total)`` is called in this process after each shard.
+    per shard and the same split -- or :class:`~fuseki.util.runs.RunMismatch`
+    is raised; :class:`~fuseki.util.runs.RunFolderBusy` when another run is
+    writing to it. ``progress`` gets a :class:`~fuseki.util.progress.Progress`
+    in this process after each shard (``extra``: its manifest entry's numbers).
     ``players`` (a regular expression) keeps only the moves of the players
     whose names match as examples (:func:`encode_game`).
     """
@@ -535,7 +528,7 @@ def process_games(
 
     enc = get_encoder(encoder, size)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    folder = run_folder(out)
     sources = [str(Path(s).resolve()) for s in sources]
     refs = list_games(sources, max_bytes=max_bytes)
     split = sample_games([r.id for r in refs], games, test_fraction=test_fraction, seed=seed, test_games=test_games)
@@ -562,17 +555,17 @@ def process_games(
         "test_doubles": TEST_DOUBLES,
         "players": players,
     }
-    with _Lock(out):
-        done, redo = _resume(out, header, plans, verify)
+    with folder.locked():
+        done, redo = _resume(folder, header, plans, verify)
         removed = _remove_own_temp_files(out)
-        known = {MANIFEST, SPLIT_FILE, LOCK_FILE} | {p.file(k) for p in plans for k in ("features", "labels", "games")}
+        known = {MANIFEST, SPLIT_FILE, LOCK_FILE, OLD_LOCK_FILE} | {p.file(k) for p in plans for k in ("features", "labels", "games")}
         ignored = sorted(p.name for p in out.iterdir() if p.name not in known)
         write_atomic(out / SPLIT_FILE, split_bytes)
         write_json_atomic(out / MANIFEST, _manifest(header, plans, done))
         todo = [p for p in plans if p.name not in done]
         workers = max(1, min(workers, len(todo)))  # a worker with no shard would only cost its start-up
         fingerprints = fingerprint_test_games(split.test) if any(p.split == "train" for p in todo) else {}
-        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, on_shard, fingerprints, players)
+        games_done = _run(out, encoder, size, enc, todo, workers, header, plans, done, progress, fingerprints, players)
     wall = time.perf_counter() - t0
     manifest = _manifest(header, plans, done)
     positions = manifest["totals"]["train"]["positions"] + manifest["totals"]["test"]["positions"]
@@ -601,20 +594,27 @@ def process_games(
     }
 
 
+#: How a plan mismatch names each key: ``encoder differs: 'oneplane' there, 'sevenplane' now``.
+_PLAN_LABELS = {
+    **{key: f"{key.replace('_', ' ')} differs" for key in _PLAN_KEYS},
+    "split_sha256": "the sample of games differs (other sources, --games, --seed, --test-fraction or --test-games)",
+}
+
+
 def _resume(
-    out: Path, header: dict[str, Any], plans: list[ShardPlan], verify: bool
+    folder: RunFolder, header: dict[str, Any], plans: list[ShardPlan], verify: bool
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Shards of an earlier run in ``out`` that can be kept, and the names of those that cannot."""
+    """Shards of an earlier run in the folder that can be kept, and the names of those that cannot."""
+    out = folder.path
     if not (out / MANIFEST).exists():
         return {}, []
     old = load_manifest(out)
-    for key in _PLAN_KEYS:
-        if old.get(key) != header[key]:
-            if key == "split_sha256":
-                what = "the sample of games differs (other sources, --games, --seed, --test-fraction or --test-games)"
-            else:
-                what = f"{key.replace('_', ' ')} differs: {old.get(key)!r} there, {header[key]!r} now"
-            raise ProcessError(f"{out} holds shards of another plan: {what}; use another output folder")
+    folder.check(
+        {key: old.get(key) for key in _PLAN_KEYS},
+        {key: header[key] for key in _PLAN_KEYS},
+        labels=_PLAN_LABELS,
+        hidden={"split_sha256"},
+    )
     planned = {p.name: p for p in plans}
     done, redo = {}, []
     for entry in old.get("shards", []):
@@ -660,7 +660,7 @@ def _run(
     header: dict[str, Any],
     plans: list[ShardPlan],
     done: dict[str, dict[str, Any]],
-    on_shard: Callable[[dict[str, Any], int, int], None] | None,
+    progress: ProgressCallback | None,
     fingerprints: dict[str, str],
     players: str | None,
 ) -> int:
@@ -671,8 +671,14 @@ def _run(
     def record(entry: dict[str, Any]) -> None:
         done[entry["name"]] = entry
         write_json_atomic(out / MANIFEST, _manifest(header, plans, done))
-        if on_shard is not None:
-            on_shard(entry, len(done), len(plans))
+        if progress is not None:
+            numbers = {k: entry[k] for k in ("name", "split", "games", "encoded_games", "positions")}
+            progress(Progress(
+                len(done), len(plans), "shard",
+                f"shard {len(done)}/{len(plans)} {entry['name']}: {entry['encoded_games']} games, "
+                f"{entry['positions']} positions, {len(entry['skipped'])} skipped",
+                {**numbers, "skipped": len(entry["skipped"])},
+            ))
 
     def ready(reader: GameReader) -> Iterable[tuple[int, list[tuple[str, bytes]]]]:
         for i, plan in enumerate(todo):
@@ -690,18 +696,12 @@ def _run(
         shipped = enc if type(enc).__module__ not in ("__main__", "__mp_main__") and pickle.dumps(enc) else None
     except Exception:  # an encoder that does not pickle is built by name in each worker
         shipped = None
-    context = multiprocessing.get_context("spawn")
     init = (encoder, size, shipped, modules, fingerprints)
-    with reader, cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker, initargs=init) as pool:
-        pending: set[cf.Future[dict[str, Any]]] = set()
-        for i, shard in ready(reader):
-            pending.add(pool.submit(_encode_shard_job, (str(out), encoder, size, todo[i], shard, players)))
-            if len(pending) >= 2 * workers:  # back-pressure: keep few shards' games in memory
-                finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                for future in finished:
-                    record(future.result())
-        for future in cf.as_completed(pending):
-            record(future.result())
+    with reader, WorkerPool(workers, _init_worker, init) as pool:
+        jobs = ((str(out), encoder, size, todo[i], shard, players) for i, shard in ready(reader))
+        # Two shards a worker at most are read ahead: few shards' games are in memory at a time.
+        for entry in pool.map_unordered(_encode_shard_job, jobs, window=2 * workers):
+            record(entry)
     return games
 
 

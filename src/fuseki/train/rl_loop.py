@@ -43,7 +43,8 @@ on exactly this round's experience. Every random choice derives from
 ``(seed, round, step)``, so a resumed run ends in the same state as an
 uninterrupted one. A folder made with other settings, or from another start
 file, is refused; only the number of rounds may change (a finished loop is
-continued with a larger ``rounds``).
+continued with a larger ``rounds``). A second loop on a folder that a loop
+is running in is refused too (:mod:`fuseki.util.runs`).
 """
 
 from __future__ import annotations
@@ -54,9 +55,13 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from fuseki.util.atomic import sha256_file, write_atomic
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import RunFolder, RunMismatch, derive_seed, field_defaults
 
 from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
 
@@ -100,8 +105,19 @@ DEFAULT_EVAL_TEMPERATURE = {"policy": 0.0, "ac": 0.0, "q": 0.05}
 STEPS = ("selfplay", "train", "eval", "done")
 
 
-class LoopMismatch(ValueError):
-    """The loop folder holds a loop made with other settings or another start file."""
+#: The loop folder holds a loop made with other settings or another start file (the one run-folder mismatch).
+LoopMismatch = RunMismatch
+
+
+def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
+    """The loop folder: ``loop.json``, its check and its lock."""
+    return RunFolder(
+        Path(out_dir),
+        LOOP_FILE,
+        holds="a loop made with other settings",
+        file_kind="a fuseki rl-loop state file",
+        hint="use another --out or the same settings",
+    )
 
 
 def round_dir(out_dir: str | os.PathLike[str], number: int) -> Path:
@@ -272,32 +288,26 @@ def _now() -> str:
 
 
 def _save(out: Path, state: dict[str, Any]) -> None:
-    from fuseki.util.atomic import write_json_atomic
-
-    write_json_atomic(out / LOOP_FILE, state)
+    run_folder(out).write(state)
 
 
-def _load_state(out: Path) -> dict[str, Any] | None:
-    path = out / LOOP_FILE
-    if not path.exists():
+def _load_state(folder: RunFolder) -> dict[str, Any] | None:
+    state = folder.read()
+    if state is None:
         return None
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-        if state.get("format") != FORMAT or not isinstance(state.get("settings"), dict):
-            raise ValueError("not a loop state")
-        if not isinstance(state.get("rounds"), list):
-            raise ValueError("no rounds")
-    except (ValueError, AttributeError) as e:
-        raise LoopMismatch(f"{path} is not a fuseki rl-loop state file ({e}); use another --out") from None
+    path = folder.settings_path
+    if state.get("format") != FORMAT or not isinstance(state.get("settings"), dict):
+        raise LoopMismatch(f"{path} is not a fuseki rl-loop state file (not a loop state); use another --out")
+    if not isinstance(state.get("rounds"), list):
+        raise LoopMismatch(f"{path} is not a fuseki rl-loop state file (no rounds); use another --out")
     if state.get("version", 0) > VERSION:
         raise LoopMismatch(f"{path} was written by a newer fuseki (version {state['version']}); update fuseki")
     return state
 
 
-def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
-    """Create the loop folder (copying the start agent) or check the one there; returns the state."""
+def _start_agent(settings: LoopSettings) -> tuple[Path, Any, str]:
+    """The start agent's file, its info and its SHA-256; ``ValueError`` when it is not of the method's kind."""
     from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
-    from fuseki.util.atomic import sha256_file
 
     start = resolve_agent_path(settings.agent)
     info = read_agent_info(start)
@@ -306,39 +316,35 @@ def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
             f"{start} is a {info.kind!r} agent file; --method {settings.method} trains {settings.kind!r} agents "
             f"(make one with `fuseki train {settings.method} --init`)"
         )
-    sha = sha256_file(start)
+    return start, info, sha256_file(start)
+
+
+def _prepare(settings: LoopSettings, folder: RunFolder, rounds: int, start: tuple[Path, Any, str]) -> dict[str, Any]:
+    """Start the (locked) loop folder (copying the start agent) or check the one there; returns the state."""
+    path, info, sha = start
+    out = folder.path
     mine = settings.identity(sha)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{out} exists and is not a folder")
-    state = _load_state(out)
+    state = _load_state(folder)
     if state is not None:
         theirs = state["settings"]
-        diffs = [f"{k}: {theirs.get(k)!r} there, {v!r} now" for k, v in mine.items() if theirs.get(k) != v]
-        diffs += [f"{k}: {theirs[k]!r} there, not set now" for k in theirs if k not in mine]
-        if diffs:
-            what = "another start agent" if [k for k in mine if theirs.get(k) != mine[k]] == ["start_sha256"] else (
-                "other settings"
-            )
-            raise LoopMismatch(
-                f"{out} holds a loop made with {what} ({'; '.join(diffs)}); use another --out or the same settings"
-            )
+        defaults = {**field_defaults(LoopSettings), "start_sha256": None}
+        only_start = [k for k in mine if theirs.get(k, defaults.get(k)) != mine[k]] == ["start_sha256"]
+        folder.check(theirs, mine, defaults=defaults,
+                     holds="a loop made with another start agent" if only_start else None)
         copy = out / START_FILE
         if not copy.exists() or sha256_file(copy) != sha:
             raise LoopMismatch(f"{copy} is missing or changed since the loop began; the loop cannot go on")
         state["rounds_target"] = rounds
         return state
-    out.mkdir(parents=True, exist_ok=True)
     copy = out / START_FILE
     if not copy.exists() or sha256_file(copy) != sha:
-        from fuseki.util.atomic import write_atomic
-
-        write_atomic(copy, start.read_bytes())
+        write_atomic(copy, path.read_bytes())
     state = {
         "format": FORMAT,
         "version": VERSION,
         "created": _now(),
         "settings": mine,
-        "start": {"path": str(start), "sha256": sha, "copy": START_FILE, "board_size": info.board_size,
+        "start": {"path": str(path), "sha256": sha, "copy": START_FILE, "board_size": info.board_size,
                   "encoder": info.encoder, "network": info.network},
         "rounds_target": rounds,
         "champion": START_FILE,
@@ -352,17 +358,28 @@ def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
 
 def _seed(settings: LoopSettings, number: int, step: str) -> int:
     """The seed of one step of one round: a function of ``(seed, round, step)`` alone."""
-    from fuseki.util.seeds import derive_seed
-
     return derive_seed(settings.seed, number, STEPS.index(step) + 1)
 
 
 # ---- the steps ----------------------------------------------------------------------------
 
-Progress = Callable[[str], None]
+class _Reporter:
+    """The loop's progress: its own lines as ``round`` events, and its steps' events with the round in front."""
+
+    def __init__(self, progress: ProgressCallback | None, rounds: int) -> None:
+        self.progress = progress or (lambda event: None)
+        self.rounds = rounds
+        self.finished = 0  #: rounds done
+
+    def __call__(self, line: str, **extra: Any) -> None:
+        self.progress(Progress(self.finished, self.rounds, "round", line, extra))
+
+    def step(self, number: int, step: str, prefix: str) -> ProgressCallback:
+        """The callback for a step's own job (self-play, evaluation): its events, ``prefix`` before each line."""
+        return lambda event: self.progress(event.within(prefix, round=number, step=step))
 
 
-def _selfplay(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: Progress) -> dict[str, Any]:
+def _selfplay(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: _Reporter) -> dict[str, Any]:
     from fuseki.train.selfplay import SelfPlaySettings, selfplay
 
     number = rec["round"]
@@ -377,7 +394,7 @@ def _selfplay(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: i
     )
     say(f"round {number}: self-play, {settings.games} games of {rec['champion_name']} against itself")
     summary = selfplay(sp, round_dir(out, number) / "selfplay", settings.games, workers=workers,
-                       progress=lambda line: say(f"round {number} self-play: {line}"))
+                       progress=say.step(number, "selfplay", f"round {number} self-play: "))
     j = summary.to_json()
     keep = ("games", "positions", "black_wins", "white_wins", "draws", "capped", "mean_moves")
     rec["timing"]["selfplay_seconds"] = j["seconds"]
@@ -409,7 +426,7 @@ def _trained_on(path: Path, experience: list[str], seed: int) -> bool:
 
 
 def _train_candidate(
-    settings: LoopSettings, out: Path, state: dict[str, Any], rec: dict[str, Any], device: str, say: Progress
+    settings: LoopSettings, out: Path, state: dict[str, Any], rec: dict[str, Any], device: str, say: _Reporter
 ) -> dict[str, Any]:
     """Train the round's candidate from the champion (or keep the one a killed run finished)."""
     import importlib
@@ -472,7 +489,7 @@ def _spec(path: Path, epsilon: float) -> str:
     return f"{text}:epsilon={epsilon:g}" if epsilon > 0 else text
 
 
-def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: Progress) -> EvalRecord:
+def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: _Reporter) -> EvalRecord:
     """Play the candidate (A) against the champion (B); the candidate's record. Tests replace this to force outcomes."""
     from fuseki.go.rules import Rules
     from fuseki.arena.eval_settings import EvalSettings
@@ -495,7 +512,7 @@ def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: 
     say(f"round {number}: evaluating {version_name(number)} (A) against {rec['champion_name']} (B), "
         f"{settings.eval_games} games, colours alternating")
     summary = evaluate(es, settings.eval_games, sgf_dir=round_dir(out, number) / "eval", workers=workers,
-                       progress=lambda line: say(f"round {number} eval: {line}"))
+                       progress=say.step(number, "eval", f"round {number} eval: "))
     m = summary.match
     return EvalRecord(int(m.a_wins), int(m.b_wins), int(m.draws))
 
@@ -561,30 +578,45 @@ def run_loop(
     *,
     workers: int = 1,
     device: str = "auto",
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
     command: str | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) rounds 1 to ``rounds`` of the loop in ``out_dir``; returns the state (``loop.json``).
 
     Raises :class:`LoopMismatch` for a folder of another loop,
+    :class:`~fuseki.util.runs.RunFolderBusy` when a loop is running in it,
     :class:`~fuseki.agents.agent_file.AgentFileError` for a bad start file,
     and ``ValueError`` for bad numbers or a start file of the wrong kind.
     After every finished round ``DIR/ratings.png`` is redrawn and
-    ``progress`` gets the table of :func:`format_table`.
+    ``progress`` gets the table of :func:`format_table`; it gets a
+    :class:`~fuseki.util.progress.Progress` for each line of the loop and,
+    passed on with the round in front, each event of its self-play and
+    evaluation.
     """
-    from fuseki.agents.agent_file import read_agent_info
-
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a whole number of at least 1, got {rounds!r}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    say = progress or (lambda line: None)
+    say = _Reporter(progress, rounds)
     out = Path(out_dir)
-    state = _prepare(settings, out, rounds)
-    if command is not None:
-        state["command"] = command
-    _save(out, state)
+    start = _start_agent(settings)
+    folder = run_folder(out)
+    with folder.locked():
+        state = _prepare(settings, folder, rounds, start)
+        if command is not None:
+            state["command"] = command
+        _save(out, state)
+        return _run_rounds(settings, out, rounds, state, workers, device, say)
+
+
+def _run_rounds(
+    settings: LoopSettings, out: Path, rounds: int, state: dict[str, Any], workers: int, device: str, say: _Reporter
+) -> dict[str, Any]:
+    """Rounds 1 to ``rounds`` from the step each reached (the folder is locked); returns the state."""
+    from fuseki.agents.agent_file import read_agent_info
+
     finished = sum(r["step"] == "done" for r in state["rounds"])
+    say.finished = finished
     if finished:
         say(f"{out}: {finished} round(s) finished earlier; champion {state['champion_name']}")
     for number in range(1, rounds + 1):
@@ -635,6 +667,7 @@ def run_loop(
                 + f", win rate {100 * e['win_rate']:.1f} %, one-sided p = {e['p_value']:.3g}; {verdict}")
             state["ratings"] = _ratings(out, state)
             _save(out, state)
+            say.finished = sum(r["step"] == "done" for r in state["rounds"])
             say(format_table(state))
     # Every round up to ``rounds`` is done here (a smaller ``rounds`` than before leaves later rounds as they are).
     last = state["rounds"][-1]

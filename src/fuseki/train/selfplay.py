@@ -16,7 +16,8 @@ saves the combined experience. Ours does the same, and:
   killed keeps its finished chunks, and running the same command again plays
   only the missing ones. ``OUT/selfplay.json`` holds the settings (with the
   agent files' SHA-256): a folder made with other settings, or with an agent
-  file that has changed since, is refused;
+  file that has changed since, is refused, and so is a second run on a
+  folder that a run is writing to (:mod:`fuseki.util.runs`);
 - when every chunk is there, merges them in order into
   ``OUT/experience.npz`` (what ``fuseki train pg|q|ac`` reads), with each
   game's result in its metadata; SGF files of the games are optional
@@ -41,20 +42,21 @@ already) and 0.5 for Q agents (section 11.1's starting ε).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import shlex
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from fuseki.util.seeds import derive_seed
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, chunk_count, chunk_items, derive_seed
 
 __all__ = [
     "CHUNKS_DIR",
@@ -79,8 +81,8 @@ EXPERIENCE_FILE = "experience.npz"
 DEFAULT_TEMPERATURE = {"policy": 0.0, "ac": 0.0, "q": 0.5}
 
 
-class SelfPlayMismatch(ValueError):
-    """The output folder holds self-play made with other settings or other agent files."""
+#: The output folder holds self-play made with other settings or other agent files (the one run-folder mismatch).
+SelfPlayMismatch = RunMismatch
 
 
 def chunk_path(out_dir: str | os.PathLike[str], index: int) -> Path:
@@ -286,8 +288,7 @@ def _save_sgf(out: Path, players: _Players, plan: _Plan, result: GameResult, sta
 
 
 def _chunk_games(plan: _Plan, index: int, games: int) -> list[int]:
-    first = (index - 1) * plan.chunk_size + 1
-    return list(range(first, min(index * plan.chunk_size, games) + 1))
+    return chunk_items(index, plan.chunk_size, games)
 
 
 def _play_chunk(players: _Players, out: Path, index: int, games: int, sgf: bool) -> dict[str, Any]:
@@ -322,9 +323,6 @@ def _worker_init(plan: _Plan, out: str, games: int, sgf: bool) -> None:
     global _WORKER
     import torch
 
-    from fuseki.util.workers import exit_with_parent
-
-    exit_with_parent()
     torch.set_num_threads(1)
     _WORKER = (_Players(plan), Path(out), games, sgf)
 
@@ -335,7 +333,7 @@ def _worker_chunk(index: int) -> dict[str, Any]:
     return _play_chunk(players, out, index, games, sgf)
 
 
-def _run(plan: _Plan, out: Path, todo: list[int], games: int, workers: int, sgf: bool) -> Iterator[dict[str, Any]]:
+def _run(plan: _Plan, out: Path, todo: list[int], games: int, workers: int, sgf: bool) -> Generator[dict[str, Any], None, None]:
     if not todo:
         return
     if workers == 1 or len(todo) == 1:
@@ -350,16 +348,9 @@ def _run(plan: _Plan, out: Path, todo: list[int], games: int, workers: int, sgf:
         finally:
             torch.set_num_threads(threads)
         return
-    ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(min(workers, len(todo)), initializer=_worker_init, initargs=(plan, os.fspath(out), games, sgf))
-    try:
-        yield from pool.imap_unordered(_worker_chunk, todo, chunksize=1)
-        pool.close()
-    except BaseException:
-        pool.terminate()  # finished chunks are on disk; the next run goes on from there
-        raise
-    finally:
-        pool.join()
+    # A killed pool leaves its finished chunks on disk; the next run goes on from there.
+    with WorkerPool(min(workers, len(todo)), _worker_init, (plan, os.fspath(out), games, sgf)) as pool:
+        yield from pool.map_unordered(_worker_chunk, todo)
 
 
 # ---- the run -----------------------------------------------------------------------------
@@ -437,30 +428,27 @@ def _command(settings: SelfPlaySettings, out: Path, games: int, workers: int, sg
     return shlex.join(args)
 
 
-def _prepare(plan: _Plan, out: Path) -> dict[str, Any]:
-    """Create ``out`` or check that its settings are ours; returns the settings file's content."""
-    from fuseki.util.atomic import write_json_atomic
+def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
+    """The self-play folder: ``selfplay.json``, its check and its lock."""
+    return RunFolder(
+        Path(out_dir),
+        SETTINGS_FILE,
+        holds="self-play made with other settings",
+        file_kind="a self-play settings file",
+        hint="use another --out or the same settings",
+    )
 
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / SETTINGS_FILE
-    if path.exists():
-        try:
-            recorded = json.loads(path.read_text(encoding="utf-8"))
-            theirs = recorded["settings"]
-            if not isinstance(theirs, dict):
-                raise TypeError("settings is not an object")
-        except (ValueError, KeyError, TypeError) as e:
-            raise SelfPlayMismatch(f"{path} is not a self-play settings file ({e})") from None
-        mine = plan.identity
-        diffs = [f"{k}: {theirs.get(k)!r} there, {v!r} now" for k, v in mine.items() if theirs.get(k) != v]
-        diffs += [f"{k}: {theirs[k]!r} there, not set now" for k in theirs if k not in mine]
-        if diffs:
-            raise SelfPlayMismatch(
-                f"{out} holds self-play made with other settings ({'; '.join(diffs)}); use another --out or the same settings"
-            )
+
+def _prepare(plan: _Plan, folder: RunFolder) -> dict[str, Any]:
+    """Check that the (locked) folder's settings are ours, or write them; returns the settings file's content."""
+    theirs = folder.saved_settings()
+    if theirs is not None:
+        folder.check(theirs, plan.identity)
+        recorded = folder.read()
+        assert recorded is not None
         return recorded
     recorded = {"format": "fuseki-selfplay", "version": 1, "settings": plan.identity, "runs": []}
-    write_json_atomic(path, recorded)
+    folder.write(recorded)
     return recorded
 
 
@@ -488,85 +476,88 @@ def selfplay(
     *,
     workers: int = 1,
     sgf: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> SelfPlaySummary:
     """Play games 1 to ``games`` (skipping finished chunks), then merge the experience into ``OUT/experience.npz``.
 
+    ``progress`` gets a :class:`~fuseki.util.progress.Progress` per chunk.
     Raises :class:`SelfPlayMismatch` when ``out_dir`` holds self-play with
-    other settings, :class:`~fuseki.agents.agent_file.AgentFileError` for a
+    other settings, :class:`~fuseki.util.runs.RunFolderBusy` when another run
+    is writing to it, :class:`~fuseki.agents.agent_file.AgentFileError` for a
     bad agent file, and ``ValueError`` for bad numbers.
     """
-    from fuseki.util.atomic import write_json_atomic
     from fuseki.data.experience import ExperienceBuffer, combine_experience
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"the number of games must be at least 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    say = progress or (lambda line: None)
+    say = progress or (lambda event: None)
     out = Path(out_dir)
     plan = _resolve(settings)
-    recorded = _prepare(plan, out)
-    (out / CHUNKS_DIR).mkdir(exist_ok=True)
-    if sgf:
-        (out / SGF_DIR).mkdir(exist_ok=True)
-    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    chunks = math.ceil(games / plan.chunk_size)
-    done: dict[int, dict[str, Any]] = {}
-    todo: list[int] = []
-    for index in range(1, chunks + 1):
-        old = _finished_chunk(plan, out, index, games)
-        if old is None:
-            todo.append(index)
-        else:
-            done[index] = old
-    to_play = sum(len(_chunk_games(plan, i, games)) for i in todo)
-    if done:
-        say(f"{games - to_play} of {games} games are already in {out / CHUNKS_DIR}; playing the other {to_play}")
-    t0 = time.monotonic()
-    played = 0
-    for chunk in _run(plan, out, todo, games, workers, sgf):
-        done[chunk["chunk"]] = chunk
-        played += len(chunk["games"])
-        elapsed = time.monotonic() - t0
-        rate = played / elapsed if elapsed > 0 else 0.0
-        eta = (to_play - played) / rate if rate > 0 else 0.0
-        wins = sum(g["winner"] == "B" for g in chunk["games"])
-        numbers = [g["number"] for g in chunk["games"]]
-        say(
-            f"chunk {chunk['chunk']}/{chunks} (games {numbers[0]}-{numbers[-1]}): Black won {wins} of {len(numbers)}, "
-            f"{chunk['positions']} decisions, {chunk['seconds']:.1f} s | {played}/{to_play} played, "
-            f"{60 * rate:.1f} games/min, about {_duration(eta)} left"
+    folder = run_folder(out)
+    with folder.locked():
+        recorded = _prepare(plan, folder)
+        (out / CHUNKS_DIR).mkdir(exist_ok=True)
+        if sgf:
+            (out / SGF_DIR).mkdir(exist_ok=True)
+        started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        chunks = chunk_count(games, plan.chunk_size)
+        chunk_plan = ChunkPlan.scan(range(1, chunks + 1), lambda index: _finished_chunk(plan, out, index, games))
+        done = dict(chunk_plan.done)
+        todo = chunk_plan.todo
+        to_play = sum(len(_chunk_games(plan, i, games)) for i in todo)
+        if done:
+            say(Progress(len(done), chunks, "chunk", f"{games - to_play} of {games} games are already in "
+                         f"{out / CHUNKS_DIR}; playing the other {to_play}", {"reused_games": games - to_play}))
+        t0 = time.monotonic()
+        played = 0
+        with contextlib.closing(_run(plan, out, todo, games, workers, sgf)) as finished:
+            for chunk in finished:
+                done[chunk["chunk"]] = chunk
+                played += len(chunk["games"])
+                elapsed = time.monotonic() - t0
+                rate = played / elapsed if elapsed > 0 else 0.0
+                eta = (to_play - played) / rate if rate > 0 else 0.0
+                wins = sum(g["winner"] == "B" for g in chunk["games"])
+                numbers = [g["number"] for g in chunk["games"]]
+                say(Progress(
+                    len(done), chunks, "chunk",
+                    f"chunk {chunk['chunk']}/{chunks} (games {numbers[0]}-{numbers[-1]}): Black won {wins} of "
+                    f"{len(numbers)}, {chunk['positions']} decisions, {chunk['seconds']:.1f} s | {played}/{to_play} "
+                    f"played, {60 * rate:.1f} games/min, about {_duration(eta)} left",
+                    {"chunk": chunk["chunk"], "games": len(numbers), "black_wins": wins,
+                     "positions": chunk["positions"], "played": played, "to_play": to_play},
+                ))
+        seconds = time.monotonic() - t0
+        buffers = [ExperienceBuffer.load(chunk_path(out, i)) for i in range(1, chunks + 1)]
+        merged = combine_experience(buffers)
+        results = [g for i in range(1, chunks + 1) for g in done[i]["games"]]
+        for key in ("game_numbers", "chunk", "results"):
+            merged.metadata.pop(key, None)
+        merged.metadata.update(
+            {"games": games, "settings": plan.identity, "settings_key": plan.key, "results": results,
+             "agent_kind": plan.kind}
         )
-    seconds = time.monotonic() - t0
-    buffers = [ExperienceBuffer.load(chunk_path(out, i)) for i in range(1, chunks + 1)]
-    merged = combine_experience(buffers)
-    results = [g for i in range(1, chunks + 1) for g in done[i]["games"]]
-    for key in ("game_numbers", "chunk", "results"):
-        merged.metadata.pop(key, None)
-    merged.metadata.update(
-        {"games": games, "settings": plan.identity, "settings_key": plan.key, "results": results, "agent_kind": plan.kind}
-    )
-    experience = out / EXPERIENCE_FILE
-    merged.save(experience)
-    summary = SelfPlaySummary(str(out), str(experience), games, played, len(merged), seconds, tuple(results),
-                              plan.agent2_path is not None)
-    j = summary.to_json()
-    recorded = _prepare(plan, out)
-    recorded["command"] = _command(settings, out, games, workers, sgf)
-    recorded["games"] = games
-    recorded.setdefault("runs", []).append(
-        {
-            "started": started_at,
-            "games": games,
-            "workers": workers,
-            "played": played,
-            "seconds": j["seconds"],
-            "games_per_second": j["games_per_second"],
-            "host_cpus": os.cpu_count(),
-        }
-    )
-    write_json_atomic(out / SETTINGS_FILE, recorded)
+        experience = out / EXPERIENCE_FILE
+        merged.save(experience)
+        summary = SelfPlaySummary(str(out), str(experience), games, played, len(merged), seconds, tuple(results),
+                                  plan.agent2_path is not None)
+        j = summary.to_json()
+        recorded["command"] = _command(settings, out, games, workers, sgf)
+        recorded["games"] = games
+        recorded.setdefault("runs", []).append(
+            {
+                "started": started_at,
+                "games": games,
+                "workers": workers,
+                "played": played,
+                "seconds": j["seconds"],
+                "games_per_second": j["games_per_second"],
+                "host_cpus": os.cpu_count(),
+            }
+        )
+        folder.write(recorded)
     return summary
 
 
