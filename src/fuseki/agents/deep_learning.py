@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fuseki.agents.base import register_agent
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -309,10 +308,3 @@ def default_policy_installed() -> bool:
     """Whether the shipped policy network is there to be played (:func:`default_policy_path`)."""
     return default_policy_path() is not None
 
-
-register_agent(
-    "policy",
-    make_policy_agent,
-    "the book's DeepLearningAgent: a policy network from an agent file "
-    f"(--model FILE, default the shipped {DEFAULT_POLICY_MODEL}; options temperature, mode)",
-)

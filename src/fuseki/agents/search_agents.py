@@ -195,24 +195,3 @@ class UCTPythonAgent:
     def __repr__(self) -> str:
         return f"UCTPythonAgent(playouts={self.playouts}, seconds={self.seconds}, c={self.c})"
 
-
-def register() -> None:
-    """Register both agents (called once by :mod:`fuseki.agents`)."""
-    from fuseki.agents.base import available_agents, register_agent
-
-    known = available_agents()
-    if "alphabeta" not in known:
-        register_agent(
-            "alphabeta",
-            AlphaBetaAgent,
-            "the book's alpha-beta bot: depth-limited search on the stone-count difference (depth, seed)",
-        )
-    if "uct-python" not in known:
-        register_agent(
-            "uct-python",
-            UCTPythonAgent,
-            "generic pure-Python UCT with random-bot rollouts (playouts, seconds, seed)",
-        )
-
-
-register()

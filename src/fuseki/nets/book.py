@@ -46,12 +46,12 @@ torch.Size([2, 81])
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
 
-from fuseki.nets.registry import build_network, register_network  # noqa: F401 (build_network: doctest)
+from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
 
 __all__ = [
     "BOOK_CONV_LAYERS",
@@ -60,6 +60,12 @@ __all__ = [
     "Chapter6CNN",
     "parameter_count",
     "keras_init",
+    "book_cnn_factory",
+    "cnn_network",
+    "fc_network",
+    "large_network",
+    "medium_network",
+    "small_network",
 ]
 
 #: (filters, kernel) of each convolution of dlgo's small.py, medium.py and
@@ -221,7 +227,7 @@ class BookCNN(nn.Module):
         return self.layers(x)
 
 
-def _fc(
+def fc_network(
     *,
     in_planes: int,
     size: int,
@@ -234,7 +240,7 @@ def _fc(
     return FullyConnected(in_planes, size, num_moves, tuple(hidden), activation, dropout, init)
 
 
-def _cnn(
+def cnn_network(
     *,
     in_planes: int,
     size: int,
@@ -248,7 +254,8 @@ def _cnn(
     return Chapter6CNN(in_planes, size, num_moves, filters, hidden, dropout, pool, init)
 
 
-def _book_factory(name: str):
+def book_cnn_factory(name: str) -> Callable[..., nn.Module]:
+    """The factory of one of the book's three CNNs (``small``, ``medium``, ``large``, :data:`BOOK_CONV_LAYERS`)."""
     conv, default_hidden = BOOK_CONV_LAYERS[name]
 
     def factory(
@@ -262,22 +269,10 @@ def _book_factory(name: str):
     ) -> nn.Module:
         return BookCNN(in_planes, size, num_moves, conv, hidden, dropout, init)
 
-    factory.__name__ = f"_{name}"
+    factory.__name__ = f"{name}_network"
     return factory
 
 
-register_network(
-    "fc", _fc, "the book's fully connected net (listing 6.14): dense 1000 and 500, sigmoid; options hidden, activation"
-)
-register_network(
-    "cnn", _cnn, "the book's ch. 6 CNN (listing 6.25): 2 convs 3x3 of 48, max-pool, dense 512, dropout 0.5"
-)
-register_network(
-    "small", _book_factory("small"), "the book's small CNN (small.py): conv 7x7 48, 3 x conv 5x5 32, dense 512"
-)
-register_network(
-    "medium", _book_factory("medium"), "the book's medium CNN (medium.py): 2 x conv 5x5 64, 3 x conv 3x3 64, dense 512"
-)
-register_network(
-    "large", _book_factory("large"), "the book's large CNN (large.py): 7 convs (7x7, then 5x5) of 64..32, dense 1024"
-)
+small_network = book_cnn_factory("small")
+medium_network = book_cnn_factory("medium")
+large_network = book_cnn_factory("large")

@@ -35,9 +35,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from fuseki.nets.registry import build_network, register_network  # noqa: F401 (build_network: doctest)
+from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
 
-__all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network"]
+__all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network", "residual_network"]
 
 
 class ConvBN(nn.Module):
@@ -111,7 +111,7 @@ class ResidualNet(nn.Module):
         return logits, self.value(h).squeeze(-1)
 
 
-def _residual(
+def residual_network(
     *, in_planes: int, size: int, num_moves: int, blocks: int = 4, channels: int = 64, policy_channels: int = 2
 ) -> nn.Module:
     return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels)
@@ -129,8 +129,3 @@ def dual_residual_network(
 ) -> ResidualNet:
     """The two-headed network of AlphaGo Zero: ``forward`` returns ``(logits, value)``."""
     return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels, True, value_hidden)
-
-
-register_network(
-    "residual", _residual, "residual CNN with batch norm and a policy head; options blocks (4), channels (64)"
-)

@@ -285,8 +285,7 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
     from fuseki.agents.agent_file import load_agent_file, read_agent_info
     from fuseki.data.atomic import sha256_file
     from fuseki.encoders import get_encoder
-    from fuseki.nets.registry import build_network
-    from fuseki.nets.rl import network_kind
+    from fuseki.nets.registry import build_network, network_outputs
 
     names = {"policy": "a policy network", "q": "a Q network (--network q)", "ac": "an actor-critic network (--network ac)"}
     if config.start is not None:
@@ -297,7 +296,7 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
         origin = f"{info.path} (sha256 {sha256_file(info.path)[:16]})"
         return model, info.make_encoder(), info.network, dict(info.network_options), origin
     assert config.network and config.encoder and config.size
-    if network_kind(config.network) != kind:
+    if network_outputs(config.network) != kind:
         raise ValueError(f"network {config.network!r} is not {names[kind]}")
     encoder = get_encoder(config.encoder, int(config.size))
     torch.manual_seed(int(config.seed))

@@ -55,7 +55,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fuseki.agents.base import register_agent
 from fuseki.agents.deep_learning import clip_probs
 from fuseki.nets.inference import inference
 
@@ -329,12 +328,3 @@ def make_rl_agent(model: str | None = None, epsilon: float = 0.0, seed: int | No
         raise ValueError(f"epsilon must be a finite number, got {epsilon!r}")
     return load_rl_agent(model, epsilon=epsilon, seed=seed)
 
-
-try:
-    register_agent(
-        "rl",
-        make_rl_agent,
-        "a reinforcement-learning agent file of kind policy, q or ac (--model FILE; options epsilon, seed)",
-    )
-except ValueError:  # already registered (this module imported under two names, e.g. by a doctest runner)
-    pass

@@ -1,0 +1,25 @@
+"""The one base class of the errors a user can cause.
+
+A command line or a web request that fails because of what the user gave it
+(a bad SGF file, an illegal move, an unknown bot name, a flag out of range, a
+missing file) should say so in one line. Every other exception is a bug in
+fuseki and deserves a traceback and a bug report. :class:`FusekiError` is the
+line between the two: ``fuseki`` (``cli.py``) prints a ``FusekiError`` as one
+line with exit status 2 and lets anything else through.
+
+Subclasses often keep a second, older base (``class SgfError(FusekiError,
+ValueError)``) so that code which catches ``ValueError`` keeps working.
+
+>>> class BadBoardSize(FusekiError, ValueError):
+...     pass
+>>> isinstance(BadBoardSize("size 40"), ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["FusekiError"]
+
+
+class FusekiError(Exception):
+    """An error caused by the user's input (a file, a flag, a move, a name), not by a bug in fuseki."""
