@@ -121,7 +121,7 @@ def main() -> int:
     }
     print(json.dumps(result))
     if args.out:
-        from fuseki.data.atomic import write_json_atomic
+        from fuseki.util.atomic import write_json_atomic
 
         write_json_atomic(args.out, result)
     return 0

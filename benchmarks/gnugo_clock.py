@@ -38,7 +38,7 @@ SETUPS = {
 
 def self_play(gnugo: str, level: int, clock: bool, opening: list[str], moves: int, seed: int) -> tuple[list[str], float]:
     """GNU Go's next ``moves`` moves after ``opening``, and the seconds they took."""
-    from fuseki.gtp.client import GtpClient
+    from fuseki.engines.gtp_client import GtpClient
 
     with GtpClient([gnugo, "--mode", "gtp", "--chinese-rules", "--level", str(level), "--seed", str(seed)]) as gtp:
         for command in ("boardsize 9", "clear_board", "komi 7.5"):
@@ -90,7 +90,7 @@ def main() -> int:
                 flush=True,
             )
     if args.out:
-        from fuseki.data.atomic import write_json_atomic
+        from fuseki.util.atomic import write_json_atomic
 
         result = {
             "command": shlex.join([sys.executable.rsplit("/", 1)[-1], *sys.argv]),

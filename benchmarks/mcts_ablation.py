@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from fuseki.gtp.match import wilson_interval
+from fuseki.util.stats import wilson_interval
 
 #: name -> (agent, --set options, what it tests)
 VARIANTS: dict[str, tuple[str, list[str], str]] = {

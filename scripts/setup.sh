@@ -2,7 +2,7 @@
 # Install fuseki and everything it needs on a fresh machine, idempotently.
 #
 #   bash scripts/setup.sh            # the package in .venv, GNU Go, warm JIT cache
-#   bash scripts/setup.sh --test     # + test tools (pytest, hypothesis) and the peers
+#   bash scripts/setup.sh --test     # + test and lint tools (pytest, import-linter, ruff, mypy) and the peers
 #   bash scripts/setup.sh --bench    # + the benchmark peers (OpenSpiel, dlgo)
 #
 # Debian packages are installed only when missing (needs root or sudo).
@@ -60,7 +60,7 @@ fi
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" --upgrade pip >/dev/null
 EXTRAS=""
-[ $WANT_TEST -eq 1 ] && EXTRAS="test"
+[ $WANT_TEST -eq 1 ] && EXTRAS="test,lint"
 [ $WANT_BENCH -eq 1 ] && EXTRAS="${EXTRAS:+$EXTRAS,}bench"
 # torch is pinned here, never in the package metadata: a plain "torch"
 # requirement would pull a CUDA build of several GB on a CPU machine.
@@ -83,6 +83,6 @@ fi
 # --- Compile the Numba kernels once, so the first game starts at once -----------
 say "compiling the board kernels (cached for later runs)"
 "$VENV/bin/python" -m fuseki.go.warmup
-"$VENV/bin/python" -m fuseki.search.warmup
+"$VENV/bin/python" -m fuseki.search.go.warmup
 "$VENV/bin/python" -m fuseki.deadstones.warmup
 say "done: $VENV/bin/fuseki is ready"

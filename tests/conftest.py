@@ -40,8 +40,8 @@ def no_shipped_models(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
     ``FUSEKI_MODELS`` alone would not do: the package's own ``fuseki/models/``
     is searched after it and holds the policy once it is trained.
     """
-    import fuseki.agents.agent_file as agent_file
+    import fuseki.util.models as models
 
     empty = tmp_path_factory.mktemp("no-models")
-    monkeypatch.setattr(agent_file, "models_dirs", lambda: [empty])
+    monkeypatch.setattr(models, "models_dirs", lambda: [empty])
     return empty

@@ -1,4 +1,4 @@
-"""A pool worker ends soon after the process that started it is killed (fuseki.workers)."""
+"""A pool worker ends soon after the process that started it is killed (fuseki.util.workers)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 PARENT = textwrap.dedent(
     """
     import concurrent.futures as cf, functools, multiprocessing, os, sys, time
-    from fuseki.workers import exit_with_parent
+    from fuseki.util.workers import exit_with_parent
 
     if __name__ == "__main__":
         init = functools.partial(exit_with_parent, 0.1) if sys.argv[1] == "watch" else None
@@ -73,7 +73,7 @@ def test_without_the_watch_the_busy_worker_is_orphaned(tmp_path):
 def test_the_main_process_is_never_watched():
     import threading
 
-    from fuseki.workers import exit_with_parent
+    from fuseki.util.workers import exit_with_parent
 
     exit_with_parent(0.01)
     assert "exit-with-parent" not in [t.name for t in threading.enumerate()]

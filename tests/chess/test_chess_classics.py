@@ -7,7 +7,7 @@ import random
 import chess
 import pytest
 
-from fuseki.chess_classics import (
+from fuseki.chess.classics import (
     FIGURE_3_1_FEN,
     LEGALL_FEN,
     corrected_eval,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fuseki.cli import main
-from fuseki.data.generate import (
+from fuseki.arena.generate import (
     GamePlan,
     GenerateSettings,
     RecipeMismatch,
@@ -28,7 +28,7 @@ from fuseki.data.generate import (
 )
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import GameState
-from fuseki.gtp.match import parse_result
+from fuseki.go.sgf import parse_result
 
 
 def _gnugo() -> str:
@@ -169,7 +169,7 @@ def test_gnugo_levels_are_real_levels(tmp_path: Path, monkeypatch: pytest.Monkey
     """
     _gnugo()
     # The games stop after 8 moves; the referee's final_score of such an open board takes GNU Go seconds.
-    monkeypatch.setattr("fuseki.gtp.match.Referee.final_score", lambda self, state: "B+1.5")
+    monkeypatch.setattr("fuseki.arena.gtp_match.Referee.final_score", lambda self, state: "B+1.5")
     weak, strong = tmp_path / "weak", tmp_path / "strong"
     generate(GenerateSettings(engine="gnugo", size=9, levels=(1,), seed=3, max_moves=8), weak, 1)
     generate(GenerateSettings(engine="gnugo", size=9, levels=(10,), seed=3, max_moves=8), strong, 1)
@@ -196,7 +196,7 @@ def test_mcts_selfplay_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_a_killed_run_leaves_its_time_in_the_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("fuseki.data.generate.RUN_SAVE_SECONDS", 0.0)
+    monkeypatch.setattr("fuseki.arena.generate.RUN_SAVE_SECONDS", 0.0)
     settings = GenerateSettings(engine="mcts", size=5, playouts=20, komi=0.5)
     out = tmp_path / "corpus"
 

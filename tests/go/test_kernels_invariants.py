@@ -114,7 +114,7 @@ def test_incremental_state_matches_recomputation(size: int, rules: str, seed: in
         # The empty-point list holds exactly the empty points.
         e0 = K.META + K.NBLOCKS * np_
         empties = state._buf[e0 : e0 + state._buf[K.M_NEMPTY]]
-        assert sorted(int(K._UNPAD[size, q]) for q in empties) == sorted(np.flatnonzero(stones.ravel() == 0))
+        assert sorted(int(K.UNPAD[size, q]) for q in empties) == sorted(np.flatnonzero(stones.ravel() == 0))
 
 
 @settings(max_examples=40, deadline=None)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.gtp.client import (
+from fuseki.engines.gtp_client import (
     GtpClient,
     GtpClientError,
     GtpClosed,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fuseki.agents import make_agent
 from fuseki.go.sgf import game_to_sgf, read_sgf
 from fuseki.go.state import GameState
-from fuseki.gtp.client import GtpClient
+from fuseki.engines.gtp_client import GtpClient
 from fuseki.gtp.engine import GtpEngine, clean_line, free_handicap_points, gtp_name
 
 REQUIRED = """protocol_version name version known_command list_commands quit boardsize

@@ -22,7 +22,7 @@ import pytest
 from fuseki.cli import main
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color
-from fuseki.gtp.match import (
+from fuseki.arena.gtp_match import (
     GameOutcome,
     Match,
     MatchSettings,
@@ -464,7 +464,7 @@ def test_random_bot_loses_to_gnugo(tmp_path: Path, capsys) -> None:
 def test_doctests() -> None:
     import doctest
 
-    import fuseki.gtp.match as module
+    import fuseki.arena.gtp_match as module
 
     failures, _ = doctest.testmod(module)
     assert failures == 0
@@ -487,7 +487,7 @@ X O O X .
 def test_own_count_estimates_differ_and_name_themselves() -> None:
     from fuseki.go.coords import Point
     from fuseki.go.state import GameState
-    from fuseki.gtp.match import OwnCount, scored_by
+    from fuseki.arena.gtp_match import OwnCount, scored_by
 
     state = GameState.from_ascii(MUTUAL_ATARI)
     none, playouts, network = OwnCount(), OwnCount("playouts"), OwnCount("network")

@@ -1,4 +1,4 @@
-"""The fast Go MCTS (fuseki.search.gomcts): tactics, limits, passing, tree reuse, superko, errors."""
+"""The fast Go MCTS (fuseki.search.go.gomcts): tactics, limits, passing, tree reuse, superko, errors."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from fuseki.go import Color, GameState, Move, Point
 from fuseki.go import kernels as K
-from fuseki.search import gotree as T
-from fuseki.search.gomcts import GoMCTS, MCTSConfig, SearchInfo
+from fuseki.search.go import gotree as T
+from fuseki.search.go.gomcts import GoMCTS, MCTSConfig, SearchInfo
 
 CONFIGS = {"default": MCTSConfig, "book": MCTSConfig.book}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseki.go import Color, GameState
-from fuseki.search.gomcts import GoMCTS, MCTSConfig
+from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
 # Black to move; the white stone at C7 (row 2, col 2) has two liberties and
 # a ladder from below (Black at C6, row 3 col 2) drives it into the top edge.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fuseki.search.patterns import PAT3, PATTERNS, build_table, neighbourhood_code
+from fuseki.search.go.patterns import PAT3, PATTERNS, build_table, neighbourhood_code
 
 # Board codes: EMPTY 0, BLACK 1, WHITE 2, BORDER 3. The centre of a grid is ignored.
 _CH = {".": 0, "X": 1, "O": 2, "#": 3}

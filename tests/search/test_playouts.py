@@ -7,12 +7,12 @@ import pytest
 
 from fuseki.go import Color, GameState
 from fuseki.go import kernels as K
-from fuseki.search.playouts import atari_moves, heavy_playout, light_playout, pat3_match, playout_score, self_atari
+from fuseki.search.go.playouts import atari_moves, heavy_playout, light_playout, pat3_match, playout_score, self_atari
 
 
 def pad(state_or_n: GameState | int, r: int, c: int) -> int:
     n = state_or_n if isinstance(state_or_n, int) else state_or_n.size
-    return int(K._PAD[n, r * n + c])
+    return int(K.PAD[n, r * n + c])
 
 
 def random_position(n: int, seed: int, moves: int) -> np.ndarray:
@@ -68,7 +68,7 @@ def assert_consistent(buf: np.ndarray) -> None:
     where = block(buf, K.B_WHERE)
     for i, q in enumerate(empties):
         assert where[q] == i
-    assert int(buf[K.M_NEMPTY]) == int(np.sum(board[K._PAD[n, : n * n]] == K.EMPTY))
+    assert int(buf[K.M_NEMPTY]) == int(np.sum(board[K.PAD[n, : n * n]] == K.EMPTY))
 
 
 def legal_non_eye_moves(buf: np.ndarray, color: int) -> list[int]:
@@ -79,7 +79,7 @@ def legal_non_eye_moves(buf: np.ndarray, color: int) -> list[int]:
     out = []
     for p in range(n * n):
         if K.legal_code(b, p) == K.OK and not K.is_eye(b, p, color):
-            out.append(int(K._PAD[n, p]))
+            out.append(int(K.PAD[n, p]))
     return out
 
 
@@ -164,14 +164,14 @@ def test_playouts_never_fill_own_eyes(kind: str) -> None:
             if buf[K.M_PASSES] >= 2:
                 break
             color = int(buf[K.M_TOMOVE])
-            eyes = {q for q in range(int(buf[K.M_NP])) if K._UNPAD[n, q] >= 0 and K._is_eye(buf, q, color)}
+            eyes = {q for q in range(int(buf[K.M_NP])) if K.UNPAD[n, q] >= 0 and K.is_eye_padded(buf, q, color)}
             if kind == "heavy":
                 run_heavy(buf, 1)
             else:
                 run_light(buf, 1)
             last = int(buf[K.M_LAST])
             if last < n * n:
-                q = int(K._PAD[n, last])
+                q = int(K.PAD[n, last])
                 assert q not in eyes, (seed, q)
 
 

@@ -12,8 +12,8 @@ from fuseki.agents import make_agent
 from fuseki.agents.agent_file import save_agent
 from fuseki.encoders import get_encoder
 from fuseki.go import GameState
-from fuseki.search import gotree as T
-from fuseki.search.gomcts import GoMCTS, MCTSConfig
+from fuseki.search.go import gotree as T
+from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
 
 def _one_hot_prior(point: int, size: int):

@@ -13,7 +13,7 @@ import torch
 
 from fuseki.encoders import get_encoder
 from fuseki.go.state import GameState, Move
-from fuseki.train.experience import ExperienceBuffer, ExperienceCollector
+from fuseki.data.experience import ExperienceBuffer, ExperienceCollector
 
 ENC = get_encoder("oneplane", 5)
 STATES = [GameState.new(5), GameState.new(5).apply_moves([Move.play((2, 2))])]

@@ -14,7 +14,7 @@ from fuseki.go.state import GameState
 from fuseki.nets.registry import build_network
 from fuseki.train.actor_critic import AC_BOOK, _loss, actor_critic_loss, train_actor_critic
 from fuseki.train.policy_gradient import RLTrainConfig, policy_gradient_loss, sgd_train
-from fuseki.train.rl_agents import ACAgent, load_rl_agent
+from fuseki.agents.rl_agents import ACAgent, load_rl_agent
 
 torch.set_num_threads(1)
 

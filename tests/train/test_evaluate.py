@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color, GameState, Move
-from fuseki.gtp.match import Forfeit
-from fuseki.train.evaluate import (
+from fuseki.arena.gtp_match import Forfeit
+from fuseki.arena.evaluate import (
     AgentSpec,
     EvalSettings,
     EvalSettingsMismatch,
@@ -238,7 +238,7 @@ def tiny_agent_file(tmp_path: Path) -> Path:
 
 
 def test_agent_file_specs(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "fuseki.train.rl_agents", None)  # force the policy fallback
+    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", None)  # force the policy fallback
     spec = parse_agent_spec(str(tiny_agent_file))
     assert spec.kind == "file" and spec.options == ()
     with_opts = parse_agent_spec(f"{tiny_agent_file}:temperature=0.5,mode=argmax")
@@ -256,7 +256,7 @@ def test_agent_files_go_through_load_rl_agent_when_it_exists(
     tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[str, dict]] = []
-    module = types.ModuleType("fuseki.train.rl_agents")
+    module = types.ModuleType("fuseki.agents.rl_agents")
 
     def load_rl_agent(path: str, seed: int | None = None) -> object:
         calls.append((path, {"seed": seed}))
@@ -265,14 +265,14 @@ def test_agent_files_go_through_load_rl_agent_when_it_exists(
         return make_agent("random", seed=seed)
 
     module.load_rl_agent = load_rl_agent  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "fuseki.train.rl_agents", module)
+    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", module)
     agent = build_agent(parse_agent_spec(str(tiny_agent_file)), 42)
     assert agent.name == "random"
     assert calls == [(str(tiny_agent_file), {"seed": 42})]
 
 
 def test_agent_files_use_the_real_rl_loader_when_installed(tiny_agent_file: Path) -> None:
-    rl_agents = pytest.importorskip("fuseki.train.rl_agents")
+    rl_agents = pytest.importorskip("fuseki.agents.rl_agents")
     agent = build_agent(parse_agent_spec(str(tiny_agent_file)), 3)
     assert isinstance(agent, rl_agents.PolicyAgent) and agent.board_size == 5
     with pytest.raises(ValueError, match="bad options"):
@@ -392,7 +392,7 @@ def test_resume_reuses_finished_games_and_replays_broken_ones(tmp_path: Path) ->
 
 
 def test_agent_file_plays_in_process(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "fuseki.train.rl_agents", None)
+    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", None)
     summary = evaluate(EvalSettings(str(tiny_agent_file), "random", size=5, komi=0.5, seed=2), 2)
     assert summary.games == 2 and all(o.kind in ("score", "resign", "draw") for o in summary.match.outcomes)
 
@@ -464,7 +464,7 @@ def test_eval_settings_validation() -> None:
 @pytest.mark.gnugo
 @pytest.mark.skipif(find_gnugo() is None, reason="GNU Go is not installed")
 def test_gnugo_referee_scores_the_games() -> None:
-    from fuseki.train.evaluate import referee_argv
+    from fuseki.arena.evaluate import referee_argv
 
     settings = EvalSettings("random", "uniform", size=5, referee="gnugo --mode gtp", max_moves=40)
     assert referee_argv(settings)[-1] == "--chinese-rules"  # area scoring, as fuseki match does

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fuseki.train.experience import (
+from fuseki.data.experience import (
     ExperienceBuffer,
     ExperienceCollector,
     ExperienceError,

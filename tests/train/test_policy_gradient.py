@@ -21,7 +21,7 @@ from fuseki.train.policy_gradient import (
     sgd_train,
     train_policy_gradient,
 )
-from fuseki.train.rl_agents import PolicyAgent, load_rl_agent
+from fuseki.agents.rl_agents import PolicyAgent, load_rl_agent
 
 torch.set_num_threads(1)
 

@@ -14,7 +14,7 @@ from fuseki.go.state import GameState
 from fuseki.nets.registry import build_network
 from fuseki.train.policy_gradient import RLTrainConfig, sgd_train
 from fuseki.train.q_learning import Q_BOOK, _loss, q_loss, train_q_learning
-from fuseki.train.rl_agents import QAgent, load_rl_agent
+from fuseki.agents.rl_agents import QAgent, load_rl_agent
 
 torch.set_num_threads(1)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fuseki.train.ratings import (
+from fuseki.arena.ratings import (
     ELO_PER_NAT,
     bradley_terry,
     expected_score,

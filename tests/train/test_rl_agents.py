@@ -11,8 +11,8 @@ from fuseki.agents.agent_file import AgentFileError, save_agent
 from fuseki.encoders import get_encoder
 from fuseki.go.state import GameState, Move
 from fuseki.nets.registry import build_network
-from fuseki.train.experience import ExperienceCollector
-from fuseki.train.rl_agents import ACAgent, PolicyAgent, QAgent, acceptable_moves, load_rl_agent
+from fuseki.data.experience import ExperienceCollector
+from fuseki.agents.rl_agents import ACAgent, PolicyAgent, QAgent, acceptable_moves, load_rl_agent
 
 torch.set_num_threads(1)
 

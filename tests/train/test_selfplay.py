@@ -12,7 +12,7 @@ from fuseki.agents.agent_file import save_agent
 from fuseki.cli import main
 from fuseki.encoders import get_encoder
 from fuseki.nets.registry import build_network
-from fuseki.train.experience import load_experience
+from fuseki.data.experience import load_experience
 from fuseki.train.selfplay import (
     EXPERIENCE_FILE,
     SelfPlayMismatch,

@@ -21,7 +21,7 @@ WT=${TMPDIR:-/tmp}/fuseki-strength-${COMMIT:0:12}
 [ -d "$WT" ] || git worktree add -f --detach "$WT" "$COMMIT" >/dev/null
 export PYTHONPATH=$WT/src
 .venv/bin/python -m fuseki.go.warmup >/dev/null
-.venv/bin/python -m fuseki.search.warmup >/dev/null
+.venv/bin/python -m fuseki.search.go.warmup >/dev/null
 echo "$COMMIT $(date -u +%FT%TZ) shard $SHARD" >> "$OUT/runs.txt"
 .venv/bin/fuseki match \
     "$ROOT/.venv/bin/python -m fuseki gtp --bot mcts --seconds 5 --log $OUT/mcts_moves.jsonl" \

@@ -17,7 +17,7 @@ import os
 import statistics
 from pathlib import Path
 
-from fuseki.gtp.match import wilson_interval
+from fuseki.util.stats import wilson_interval
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,7 +28,7 @@ def _games(shard: Path) -> list[dict]:
     A (our engine) is Black in games 1, 3, 5, ...; the winner comes from RE.
     """
     from fuseki.go.sgf import SgfError, load_sgf
-    from fuseki.gtp.match import parse_result
+    from fuseki.go.sgf import parse_result
 
     out = []
     for path in sorted(shard.glob("game_*.sgf")):

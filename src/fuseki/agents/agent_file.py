@@ -51,7 +51,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fuseki.data.safetensors_header import HeaderFormat, check_format_version, read_header
+from fuseki.util import models
+from fuseki.util.models import MODELS_ENV, models_dirs  # noqa: F401 (re-exported)
+from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
 
 if TYPE_CHECKING:
     from fuseki.encoders.base import Encoder
@@ -76,8 +78,6 @@ METADATA_KEY = "fuseki_agent"
 FORMAT_VERSION = 1
 #: The file name suffix of agent files (they are plain safetensors files).
 SUFFIX = ".safetensors"
-#: The environment variable naming extra models folders (``os.pathsep``-separated).
-MODELS_ENV = "FUSEKI_MODELS"
 
 #: Headers longer than this are not ours (safetensors itself stops at 100 MB).
 _MAX_HEADER = 100 * 1024 * 1024
@@ -149,19 +149,10 @@ class AgentFileInfo:
 # ---- finding files -------------------------------------------------------
 
 
-def models_dirs() -> list[Path]:
-    """Folders searched for agent files by name: each of ``$FUSEKI_MODELS``, then the package's ``fuseki/models/``."""
-    dirs = [Path(p).expanduser() for p in os.environ.get(MODELS_ENV, "").split(os.pathsep) if p.strip()]
-    import fuseki.models
-
-    dirs.append(Path(fuseki.models.__file__).parent)
-    return dirs
-
-
 def available_models() -> dict[str, Path]:
     """Agent files in the models folders by name (file name without ``.safetensors``); earlier folders win."""
     found: dict[str, Path] = {}
-    for folder in models_dirs():
+    for folder in models.models_dirs():
         if folder.is_dir():
             for path in sorted(folder.glob(f"*{SUFFIX}")):
                 found.setdefault(path.name[: -len(SUFFIX)], path)
@@ -184,12 +175,12 @@ def resolve_agent_path(path_or_name: str | os.PathLike[str]) -> Path:
         return path
     is_name = os.sep not in text and (os.altsep is None or os.altsep not in text)
     if is_name:
-        for folder in models_dirs():
+        for folder in models.models_dirs():
             for candidate in (folder / text, folder / (text + SUFFIX)):
                 if candidate.is_file():
                     return candidate
     names = ", ".join(available_models()) or "none"
-    where = "; models folders: " + ", ".join(str(d) for d in models_dirs()) if is_name else ""
+    where = "; models folders: " + ", ".join(str(d) for d in models.models_dirs()) if is_name else ""
     raise AgentFileError(f"{text}: no such agent file (models by name: {names}{where})")
 
 
@@ -219,7 +210,7 @@ def save_agent(
     import torch
 
     import fuseki
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
     from fuseki.nets.registry import build_network
 
     options = dict(network_options or {})

@@ -1,4 +1,4 @@
-"""The MCTS agents: the fast Numba tree search (:mod:`fuseki.search.gomcts`) behind ``select_move``.
+"""The MCTS agents: the fast Numba tree search (:mod:`fuseki.search.go.gomcts`) behind ``select_move``.
 
 Two names in the registry:
 
@@ -32,7 +32,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the search pulls in Numba kernels and the pattern table: import on first use
-    from fuseki.search.gomcts import MCTSConfig, SearchInfo
+    from fuseki.search.go.gomcts import MCTSConfig, SearchInfo
 
 __all__ = ["MCTSAgent", "make_mcts", "make_mcts_book", "policy_root_prior"]
 
@@ -73,7 +73,7 @@ class MCTSAgent:
             raise ValueError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
         if playouts is None and seconds is None:
             playouts = DEFAULT_PLAYOUTS
-        from fuseki.search.gomcts import GoMCTS, MCTSConfig
+        from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
         self.playouts = None if playouts is None else int(playouts)
         self.seconds = None if seconds is None else float(seconds)
@@ -190,10 +190,10 @@ def make_mcts(
     ``p_capture``/``p_pat3`` only matter for the heavy policy. ``policy_model``
     (an agent file or model name of a policy network) adds its move
     probabilities at the root as ``policy_prior`` won prior visits in all
-    (see :class:`~fuseki.search.gomcts.GoMCTS`); the network must be trained
+    (see :class:`~fuseki.search.go.gomcts.GoMCTS`); the network must be trained
     for the board size played.
     """
-    from fuseki.search.gomcts import MCTSConfig
+    from fuseki.search.go.gomcts import MCTSConfig
 
     root_prior = None if policy_model is None else policy_root_prior(policy_model)
 
@@ -252,7 +252,7 @@ def make_mcts_book(
     c: float = 1.5,
 ) -> MCTSAgent:
     """The registry's ``mcts-book``: the book's UCT agent (random no-own-eye playouts, c = 1.5)."""
-    from fuseki.search.gomcts import MCTSConfig
+    from fuseki.search.go.gomcts import MCTSConfig
 
     return MCTSAgent(
         playouts, seconds, config=MCTSConfig.book(c=c), resign_below=resign_below, seed=seed, name="mcts-book"

@@ -18,7 +18,7 @@ time (the CPU-time rate is kept too: the machines this runs on are shared).
 =================  ==========================================================
 
 Our searches run for ``seconds`` each (``search(state, seconds=...)``, a
-fresh :class:`~fuseki.search.gomcts.GoMCTS` every time, so no tree is reused).
+fresh :class:`~fuseki.search.go.gomcts.GoMCTS` every time, so no tree is reused).
 dlgo runs about a hundred times slower, so it gets a fixed number of rounds
 instead of a time budget. Every contender is warmed up first (JIT compile, a
 short search). With several repeats the contenders take turns, the order
@@ -57,7 +57,7 @@ from fuseki.bench import common
 from fuseki.bench.common import (INSTALL, PEER_MAX_SIZE, PeerUnavailable, dist_version, fmt_rate, fmt_ratio,
                                  machine_info, ratio)
 from fuseki.go import GameState
-from fuseki.search.gomcts import GoMCTS, MCTSConfig
+from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
 CONFIGS = ("default", "light", "book")
 PEERS = ("dlgo",)
@@ -285,7 +285,7 @@ _JIT_SNIPPET = textwrap.dedent(
     c0 = time.process_time()
     t0 = time.perf_counter()
     from fuseki.go import GameState
-    from fuseki.search.gomcts import GoMCTS, MCTSConfig
+    from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
     t1 = time.perf_counter()
     info = GoMCTS(MCTSConfig(seed=1)).search(GameState.new(int(sys.argv[1]), komi=7.5), playouts=1)
     t2 = time.perf_counter()
@@ -318,7 +318,7 @@ def measure_jit(size: int, cold: bool = False) -> dict[str, Any]:
         "cold_s": None,
         "cold_cpu_s": None,
         "cold": None,
-        "what": (f"fresh process: import fuseki.go and fuseki.search.gomcts, then "
+        "what": (f"fresh process: import fuseki.go and fuseki.search.go.gomcts, then "
                  f"GoMCTS(MCTSConfig(seed=1)).search(GameState.new({size}, komi=7.5), playouts=1)"),
     }
     if cold:

@@ -27,7 +27,7 @@ from typing import Any
 from fuseki.agents import make_agent
 from fuseki.go.ownership import dead_stones
 from fuseki.go.state import Color, GameState, Move
-from fuseki.gtp.client import GtpClient, GtpError
+from fuseki.engines.gtp_client import GtpClient, GtpError
 
 __all__ = ["GNUGO", "play_random_game", "score_agreement"]
 

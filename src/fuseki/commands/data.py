@@ -23,11 +23,11 @@ from fuseki.cli import UserError
 
 #: action -> (module, one-line help)
 ACTIONS: dict[str, tuple[str, str]] = {
-    "kgs-index": ("fuseki.data.cli_index", "parse the KGS archive index page into a list of archives"),
-    "download": ("fuseki.data.cli_download", "download game archives, cached, resumable, with checksums"),
-    "process": ("fuseki.data.cli_process", "turn SGF games into uint8 feature shards with a manifest"),
-    "generate": ("fuseki.data.cli_generate", "generate games by self-play (GNU Go or our MCTS)"),
-    "stats": ("fuseki.data.cli_stats", "count what a collection of SGF games holds"),
+    "kgs-index": ("fuseki.commands.data_index", "parse the KGS archive index page into a list of archives"),
+    "download": ("fuseki.commands.data_download", "download game archives, cached, resumable, with checksums"),
+    "process": ("fuseki.commands.data_process", "turn SGF games into uint8 feature shards with a manifest"),
+    "generate": ("fuseki.commands.data_generate", "generate games by self-play (GNU Go or our MCTS)"),
+    "stats": ("fuseki.commands.data_stats", "count what a collection of SGF games holds"),
 }
 
 

@@ -165,7 +165,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _experiment(args: argparse.Namespace) -> int:
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
     from fuseki.deadstones.experiment import format_table, run_experiment
 
     _threads(args.threads)

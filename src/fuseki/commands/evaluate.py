@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 if TYPE_CHECKING:
-    from fuseki.train.evaluate import EvalSummary
+    from fuseki.arena.evaluate import EvalSummary
 
 
 _seconds = seconds
@@ -156,8 +156,8 @@ def _settings_options(args: argparse.Namespace) -> dict[str, object]:
 def _check(args: argparse.Namespace) -> dict[str, object]:
     """Every check that can fail before a game is played, as one-line user errors."""
     from fuseki.go.rules import PRESETS
-    from fuseki.gtp.match import program_exists, resolve_command
-    from fuseki.train.evaluate import EvalSettings, check_spec, parse_agent_spec
+    from fuseki.engines.programs import program_exists, resolve_command
+    from fuseki.arena.evaluate import EvalSettings, check_spec, parse_agent_spec
 
     args.agents = [a.strip() for a in args.agents]
     if args.round_robin:
@@ -199,7 +199,7 @@ def _check(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.train.evaluate import EvalSettings, EvalSettingsMismatch, evaluate
+    from fuseki.arena.evaluate import EvalSettings, EvalSettingsMismatch, evaluate
 
     options = _check(args)
 
@@ -231,9 +231,9 @@ def _elo_text(summary: EvalSummary) -> str:
 def _run_round_robin(
     args: argparse.Namespace, options: dict[str, object], progress: Callable[[str], None]
 ) -> int:
-    from fuseki.data.atomic import write_json_atomic
-    from fuseki.train.evaluate import EvalSettingsMismatch, round_robin
-    from fuseki.train.ratings import fit_ratings, plot_ratings
+    from fuseki.util.atomic import write_json_atomic
+    from fuseki.arena.evaluate import EvalSettingsMismatch, round_robin
+    from fuseki.arena.ratings import fit_ratings, plot_ratings
 
     plot = args.plot or (os.path.join(args.sgf_dir, "ratings.png") if args.sgf_dir else "ratings.png")
     parent = os.path.dirname(os.path.abspath(plot))

@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.gtp.match import Match, MatchSettings, MatchSettingsMismatch
+    from fuseki.arena.gtp_match import Match, MatchSettings, MatchSettingsMismatch
 
     from fuseki.commands.gtp import dead_stone_choice
 

@@ -132,7 +132,7 @@ def _progress(args: argparse.Namespace) -> Any:
 
 def _run_learner(args: argparse.Namespace, train: Any, kind: str) -> int:
     from fuseki.agents.agent_file import AgentFileError
-    from fuseki.train.experience import ExperienceError
+    from fuseki.data.experience import ExperienceError
 
     config = _config(args)
     if config.init:
@@ -213,7 +213,7 @@ def _plot(result: Any, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for k in range(5):

@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fuseki.go.rules import PRESETS
-    from fuseki.gtp.client import GtpClientError
+    from fuseki.engines.gtp_client import GtpClientError
     from fuseki.gtp.differential import (
         DifferentialReport,
         GameResult,

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from fuseki.data.atomic import sha256_file, write_json_atomic
+from fuseki.util.atomic import sha256_file, write_json_atomic
 
 if TYPE_CHECKING:
     from fuseki.data.kgs import Archive

@@ -453,7 +453,7 @@ def archives_from_json(data: Any) -> list[Archive]:
 
 def save_index(path: str | os.PathLike[str], archives: Sequence[Archive], source: str) -> None:
     """Write the index as JSON (atomically), for ``fuseki data download --index``."""
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

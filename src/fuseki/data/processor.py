@@ -73,7 +73,7 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.data.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
+from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
 from fuseki.data.sampler import Split, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
 
@@ -293,7 +293,7 @@ def _init_worker(
     """Give a spawned worker (which starts bare) the test games' fingerprints and
     the encoder: the parent's own object when it pickles, else the modules that
     register it by name."""
-    from fuseki.workers import exit_with_parent
+    from fuseki.util.workers import exit_with_parent
 
     exit_with_parent()
     _TEST_FINGERPRINTS.clear()

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuseki.data.atomic import write_json_atomic
+from fuseki.util.atomic import write_json_atomic
 
 __all__ = ["Split", "draw_key", "is_test_game", "read_test_list", "sample_games", "split_value"]
 

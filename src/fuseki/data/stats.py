@@ -28,13 +28,13 @@ from typing import Any
 
 from fuseki.data.processor import SkipGame, game_fingerprint, read_game
 from fuseki.data.sources import DEFAULT_MAX_BYTES, iter_games
-from fuseki.gtp.match import parse_result
+from fuseki.go.sgf import parse_result
 
 __all__ = ["corpus_stats", "recipe_time"]
 
 
 def _how(result: str) -> tuple[str, str]:
-    """``(winner, how)``: winner ``B``, ``W`` or ``-``; how as :func:`fuseki.gtp.match.parse_result`
+    """``(winner, how)``: winner ``B``, ``W`` or ``-``; how as :func:`fuseki.go.sgf.parse_result`
     says (``score``, ``resign``, ``time``, ``forfeit``, ``draw``), else ``none`` or ``other``."""
     try:
         winner, how = parse_result(result)
@@ -43,10 +43,13 @@ def _how(result: str) -> tuple[str, str]:
     return (winner.letter if winner is not None else "-"), how
 
 
+#: The file in which ``fuseki data generate`` records how a corpus was made (read here, written by
+#: :mod:`fuseki.arena.generate`, which plays the games and so sits above this layer).
+RECIPE_FILE = "recipe.json"
+
+
 def recipe_time(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The runs a ``fuseki data generate`` folder records in its ``recipe.json`` (None if it has none)."""
-    from fuseki.data.generate import RECIPE_FILE
-
     path = Path(folder) / RECIPE_FILE
     try:
         recipe = json.loads(path.read_text(encoding="utf-8"))

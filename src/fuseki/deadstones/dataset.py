@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fuseki.data.atomic import write_atomic
+from fuseki.util.atomic import write_atomic
 
 __all__ = [
     "BLACK",

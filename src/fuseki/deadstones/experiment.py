@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuseki.data.atomic import write_json_atomic
+from fuseki.util.atomic import write_json_atomic
 from fuseki.deadstones.dataset import BlockDataset
 from fuseki.deadstones.mlp import THESIS_SHAPES, parse_shape
 from fuseki.deadstones.rprop import ALGORITHMS, algorithm_label

@@ -30,7 +30,7 @@ from fuseki.go.coords import Point, from_gtp, to_gtp
 if TYPE_CHECKING:
     from fuseki.go.sgf import GameRecord
     from fuseki.go.state import GameState
-    from fuseki.gtp.client import GtpClient
+    from fuseki.engines.gtp_client import GtpClient
 
 __all__ = ["DEFAULT_GNUGO", "GnuGoLabeller", "block_labels", "marked_dead_points", "parse_vertices"]
 
@@ -62,7 +62,7 @@ class GnuGoLabeller:
     """
 
     def __init__(self, command: str = DEFAULT_GNUGO, *, timeout: float = 60.0) -> None:
-        from fuseki.gtp.match import resolve_command
+        from fuseki.engines.programs import resolve_command
 
         self.argv = resolve_command(command)
         self.timeout = timeout
@@ -71,7 +71,7 @@ class GnuGoLabeller:
         self.engine = ""
 
     def _engine(self) -> "GtpClient":
-        from fuseki.gtp.client import GtpClient
+        from fuseki.engines.gtp_client import GtpClient
 
         if self._client is None or not self._client.is_alive:
             self._client = GtpClient(self.argv, timeout=self.timeout)
@@ -84,10 +84,10 @@ class GnuGoLabeller:
         Setup stones (handicap or ``AB``/``AW``) are sent with ``set_free_handicap``
         when they are all black and White is to move, as handicap games are;
         any other setup raises ``ValueError``. Engine trouble raises
-        :class:`~fuseki.gtp.client.GtpClientError` or ``OSError`` and restarts
+        :class:`~fuseki.engines.gtp_client.GtpClientError` or ``OSError`` and restarts
         the engine for the next call.
         """
-        from fuseki.gtp.client import GtpClientError
+        from fuseki.engines.gtp_client import GtpClientError
 
         line = list(state.ancestors())[::-1]
         root = line[0]
@@ -151,14 +151,14 @@ def marked_dead_points(record: "GameRecord", state: "GameState") -> frozenset[Po
     props = {ident: last.get_raw_list(ident) for ident in ("TB", "TW", "DD") if last.has_property(ident)}
     if not props:
         return None
-    from fuseki.go.sgf import _read_points  # the one reader of SGF point lists (compressed ranges included)
+    from fuseki.go.sgf import read_points  # the one reader of SGF point lists (compressed ranges included)
 
     board = state.stones()
     dead: set[Point] = set()
     for ident, owner_of_dead in (("TB", 2), ("TW", 1), ("DD", 0)):
         if ident not in props:
             continue
-        for p in _read_points(last, ident):
+        for p in read_points(last, ident):
             stone = int(board[p.row, p.col])
             if stone and (owner_of_dead == 0 or stone == owner_of_dead):
                 dead.add(p)

@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from fuseki.data.atomic import write_atomic
-from fuseki.data.safetensors_header import HeaderFormat, check_format_version, read_header
+from fuseki.util.atomic import write_atomic
+from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
 from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 
 __all__ = [

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fuseki.go.coords import Point
+from fuseki.util import models
 
 if TYPE_CHECKING:
     from fuseki.deadstones.model import DeadStoneClassifier
@@ -58,10 +59,8 @@ def _resolve(name_or_path: str | os.PathLike[str]) -> Path:
     path = Path(name_or_path)
     if path.exists():
         return path
-    from fuseki.agents.agent_file import models_dirs
-
     name = str(name_or_path)
-    for folder in models_dirs():
+    for folder in models.models_dirs():
         for candidate in (folder / "deadstones" / name, folder / "deadstones" / (name + _SUFFIX), folder / name):
             if candidate.is_file():
                 return candidate

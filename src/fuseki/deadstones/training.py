@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from fuseki.data.atomic import write_atomic
+from fuseki.util.atomic import write_atomic
 from fuseki.deadstones.dataset import BlockDataset, held_out_mask
 from fuseki.deadstones.mlp import DeadStoneMLP, feature_set_for, parse_shape
 from fuseki.deadstones.model import DeadStoneClassifier, save_classifier
@@ -350,7 +350,7 @@ def train_classifier(
         **dict(data_info or {}),
     }
 
-    from fuseki.train.supervised import select_device
+    from fuseki.util.device import select_device
 
     device = select_device(settings.device)
     dtype = torch.float32 if device.type == "mps" else torch.float64

@@ -113,7 +113,7 @@ def legal_points(state: "GameState") -> np.ndarray:
     is used, so that the planes still describe the position.
     """
     if state.is_over():
-        pts = K.legal_points(state._buf)
+        pts = K.legal_points(state.buffer)
     else:
         pts = state.legal_points()
     return np.ascontiguousarray(pts[:-1], dtype=np.int32)

@@ -1,6 +1,6 @@
 """Numba feature kernels shared by the encoders: liberties, move features, ladders.
 
-Every kernel reads the board's flat ``int32`` buffer (``state._buf``, laid out
+Every kernel reads the board's flat ``int32`` buffer (``state.buffer``, laid out
 as :mod:`fuseki.go.kernels` describes) and writes ``uint8`` planes into an
 output array of shape ``(planes, size * size)`` that the caller allocated, so
 one encoder call is one kernel call. Points inside the kernels are padded
@@ -17,7 +17,7 @@ exactly the same rules (captures, simple ko, suicide) as the game.
 ...     X O .
 ...     . O .
 ... ''')
->>> string_liberties(s._buf).reshape(3, 3).tolist()
+>>> string_liberties(s.buffer).reshape(3, 3).tolist()
 [[0, 1, 1], [2, 3, 0], [0, 3, 0]]
 """
 
@@ -30,9 +30,9 @@ from fuseki.go import kernels as K
 from fuseki.go.ladder import (  # noqa: F401  (re-exported: the encoders' ladder planes use them)
     LADDER_MAX_DEPTH,
     LADDER_MAX_NODES,
-    _MAX_MOVES,
-    _ladder_search,
-    _two_liberties,
+    LADDER_MAX_MOVES,
+    ladder_search,
+    two_liberties,
     ladder_captured,
     ladder_stack,
 )
@@ -55,7 +55,7 @@ _ERR_SUICIDE = K.ERR_SUICIDE
 
 _play = K.play
 _legal_code = K.legal_code
-_is_eye = K.is_eye
+is_eye_padded = K.is_eye
 
 
 # ---------------------------------------------------------------------------
@@ -241,13 +241,13 @@ def alphago_planes(
     roots = np.empty(4, dtype=np.int64)
     caps = np.empty(4, dtype=np.int64)
     bufs = np.empty((LADDER_MAX_DEPTH + 1, buf.shape[0]), dtype=np.int32)
-    lmoves = np.empty((LADDER_MAX_DEPTH + 1, _MAX_MOVES), dtype=np.int64)
+    lmoves = np.empty((LADDER_MAX_DEPTH + 1, LADDER_MAX_MOVES), dtype=np.int64)
     lnm = np.zeros(LADDER_MAX_DEPTH + 1, dtype=np.int64)
     lidx = np.zeros(LADDER_MAX_DEPTH + 1, dtype=np.int64)
     for i in range(legal.shape[0]):
         p = legal[i]
         q = (p // n + 1) * w + p % n + 1
-        if not _is_eye(buf, p, me):
+        if not is_eye_padded(buf, p, me):
             out[P_SENSIBLE, p] = 1
         # Adjacent own strings and opponent strings captured by the move.
         nr = 0
@@ -327,7 +327,7 @@ def alphago_planes(
                         pl = np.int64(b2[plib + r])
                         ls = np.int64(b2[lsum + r])
                         if pl > 0 and pl * np.int64(b2[lsq + r]) == ls * ls:
-                            if _ladder_search(bufs, lmoves, lnm, lidx, nb, max_nodes):
+                            if ladder_search(bufs, lmoves, lnm, lidx, nb, max_nodes):
                                 out[P_LADDER_CAPTURE, p] = 1
                                 break
         # Ladder escape: the move takes an own string out of atari for good.
@@ -348,11 +348,11 @@ def alphago_planes(
                         r = own_atari[j]
                         if b2[_META + r] != me:
                             continue
-                        c2, _, _ = _two_liberties(b2, r)
+                        c2, _, _ = two_liberties(b2, r)
                         if c2 >= 3:
                             out[P_LADDER_ESCAPE, p] = 1
                             break
                         if c2 == 2:
-                            if not _ladder_search(bufs, lmoves, lnm, lidx, r, max_nodes):
+                            if not ladder_search(bufs, lmoves, lnm, lidx, r, max_nodes):
                                 out[P_LADDER_ESCAPE, p] = 1
                                 break

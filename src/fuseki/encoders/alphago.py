@@ -119,7 +119,7 @@ class AlphaGoEncoder(PlaneEncoder):
                 ages[last] = k
             s = s.parent
         out = np.zeros((self.num_planes, n2), dtype=np.uint8)
-        F.alphago_planes(state._buf, legal_points(state), ages, out, self.player_plane, F.LADDER_MAX_NODES)
+        F.alphago_planes(state.buffer, legal_points(state), ages, out, self.player_plane, F.LADDER_MAX_NODES)
         return out.reshape(self.shape)
 
 

@@ -54,8 +54,8 @@ class OnePlaneEncoder(PlaneEncoder):
 
     def encode(self, state: "GameState") -> np.ndarray:
         self._check(state)
-        colors = K.colors(state._buf)
-        return _LUT[int(state._buf[K.M_TOMOVE])][colors].reshape(self.shape)
+        colors = K.colors(state.buffer)
+        return _LUT[int(state.next_player)][colors].reshape(self.shape)
 
     @staticmethod
     def to_book_values(planes: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.go import kernels as K
+from fuseki.go.state import Color
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -57,7 +57,7 @@ class SevenPlaneEncoder(PlaneEncoder):
     def encode(self, state: "GameState") -> np.ndarray:
         self._check(state)
         out = np.zeros((7, self.size * self.size), dtype=np.uint8)
-        black_to_move = int(state._buf[K.M_TOMOVE]) == K.BLACK
-        liberty_planes(state._buf, legal_points(state), out, 0 if black_to_move else 3, 3 if black_to_move else 0, 3, 6)
+        black_to_move = state.next_player is Color.BLACK
+        liberty_planes(state.buffer, legal_points(state), out, 0 if black_to_move else 3, 3 if black_to_move else 0, 3, 6)
         return out.reshape(self.shape)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.go import kernels as K
+from fuseki.go.state import Color
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -59,7 +59,7 @@ class SimpleEncoder(PlaneEncoder):
     def encode(self, state: "GameState") -> np.ndarray:
         self._check(state)
         out = np.zeros((11, self.size * self.size), dtype=np.uint8)
-        out[8 if int(state._buf[K.M_TOMOVE]) == K.BLACK else 9] = 1
-        liberty_planes(state._buf, legal_points(state), out, 0, 4, 4, 10)
+        out[8 if state.next_player is Color.BLACK else 9] = 1
+        liberty_planes(state.buffer, legal_points(state), out, 0, 4, 4, 10)
         return out.reshape(self.shape)
 

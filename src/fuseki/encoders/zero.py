@@ -28,7 +28,7 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.go import kernels as K
+from fuseki.go.state import Color
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -56,8 +56,8 @@ class ZeroEncoder(PlaneEncoder):
     def encode(self, state: "GameState") -> np.ndarray:
         self._check(state)
         out = np.zeros((11, self.size * self.size), dtype=np.uint8)
-        black_to_move = int(state._buf[K.M_TOMOVE]) == K.BLACK
+        black_to_move = state.next_player is Color.BLACK
         out[9 if black_to_move else 8] = 1
-        liberty_planes(state._buf, legal_points(state), out, 0 if black_to_move else 4, 4 if black_to_move else 0, 4, 10)
+        liberty_planes(state.buffer, legal_points(state), out, 0 if black_to_move else 4, 4 if black_to_move else 0, 4, 10)
         return out.reshape(self.shape)
 

@@ -55,7 +55,7 @@ META = 16
 # Block numbers: block k starts at META + k * NP.
 B_BOARD, B_HEAD, B_NEXT, B_SIZE, B_PLIB, B_LSUM, B_LSQ, B_WHERE, B_ENB = 0, 1, 2, 3, 4, 5, 6, 7, 8
 NBLOCKS = 9
-# B_ENB[q]: how many of q's four neighbours are empty. Kept by _place and
+# B_ENB[q]: how many of q's four neighbours are empty. Kept by place_stone and
 # _remove_string, so that move generation decides the common case ("a point
 # with an empty neighbour is legal") with one load instead of four.
 # After the blocks come two lists:
@@ -91,7 +91,7 @@ def _make_zobrist() -> np.ndarray:
 
 
 def _make_unpad() -> np.ndarray:
-    """``_UNPAD[n, q]``: padded point -> unpadded index on an n x n board (-1 off board).
+    """``UNPAD[n, q]``: padded point -> unpadded index on an n x n board (-1 off board).
 
     A table lookup instead of ``q // (n + 2)``: integer division is slow, and
     move generation converts every legal point.
@@ -106,7 +106,7 @@ def _make_unpad() -> np.ndarray:
 
 
 def _make_pad() -> np.ndarray:
-    """``_PAD[n, p]``: unpadded index -> padded point on an n x n board."""
+    """``PAD[n, p]``: unpadded index -> padded point on an n x n board."""
     table = np.zeros((26, 26 * 26), dtype=np.int32)
     for n in range(2, 26):
         for p in range(n * n):
@@ -115,8 +115,8 @@ def _make_pad() -> np.ndarray:
 
 
 ZOBRIST = _make_zobrist()
-_UNPAD = _make_unpad()
-_PAD = _make_pad()
+UNPAD = _make_unpad()
+PAD = _make_pad()
 #: XORed into the board hash to distinguish "White to move" (situational superko).
 SIDE_KEY = int(ZOBRIST[0, MAX_PADDED] ^ ZOBRIST[1, MAX_PADDED]) or 1
 _Z = ZOBRIST  # module global -> compile-time constant inside kernels
@@ -209,7 +209,7 @@ def _in_atari(buf: np.ndarray, np_: int, root: int) -> bool:
 
 
 @njit(cache=True)
-def _legal_code_slow(buf: np.ndarray, q: int, color: int) -> int:
+def legal_code_slow(buf: np.ndarray, q: int, color: int) -> int:
     """Legality of a move with no empty neighbour: it must connect or capture."""
     np_ = buf[M_NP]
     w = buf[M_W]
@@ -240,7 +240,7 @@ def _legal_code(buf: np.ndarray, q: int, color: int) -> int:
         return ERR_KO
     if buf[META + B_ENB * buf[M_NP] + q] > 0:  # an empty neighbour: always legal
         return OK
-    return _legal_code_slow(buf, q, color)
+    return legal_code_slow(buf, q, color)
 
 
 @njit(cache=True)
@@ -307,7 +307,7 @@ def _merge(buf: np.ndarray, big: int, small: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def _place(buf: np.ndarray, q: int, color: int) -> int:
+def place_stone(buf: np.ndarray, q: int, color: int) -> int:
     """Put a stone whose legality was checked; update strings, captures, ko and hash.
 
     Returns the number of opponent stones captured.
@@ -407,11 +407,11 @@ def play(buf: np.ndarray, p: int) -> int:
     else:
         if p < 0 or p > n * n:
             return ERR_OFFBOARD
-        q = _PAD[n, p]
+        q = PAD[n, p]
         code = _legal_code(buf, q, color)
         if code != OK:
             return code
-        _place(buf, q, color)
+        place_stone(buf, q, color)
         buf[M_PASSES] = 0
     buf[M_TOMOVE] = 3 - color
     buf[M_LAST] = p
@@ -430,7 +430,7 @@ def legal_code(buf: np.ndarray, p: int) -> int:
         return OK
     if p < 0 or p > n * n:
         return ERR_OFFBOARD
-    return _legal_code(buf, _PAD[n, p], buf[M_TOMOVE])
+    return _legal_code(buf, PAD[n, p], buf[M_TOMOVE])
 
 
 @njit(cache=True)
@@ -459,7 +459,7 @@ def fill_legal(buf: np.ndarray) -> int:
     for e in range(buf[M_NEMPTY]):
         q = buf[e0 + e]
         if buf[enb + q] > 0 and q != ko:
-            buf[out + k] = _UNPAD[n, q]
+            buf[out + k] = UNPAD[n, q]
             k += 1
             continue
         if q == ko:
@@ -484,7 +484,7 @@ def fill_legal(buf: np.ndarray) -> int:
                     ok = True
                     break
         if ok:
-            buf[out + k] = _UNPAD[n, q]
+            buf[out + k] = UNPAD[n, q]
             k += 1
     buf[out + k] = n * n
     buf[M_NLEGAL] = k + 1
@@ -502,7 +502,7 @@ def legal_points(buf: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _is_eye(buf: np.ndarray, q: int, color: int) -> bool:
+def is_eye_padded(buf: np.ndarray, q: int, color: int) -> bool:
     """The book's eye test (``is_point_an_eye``): an empty point that ``color`` controls."""
     w = buf[M_W]
     if buf[META + q] != EMPTY:
@@ -536,7 +536,7 @@ def _is_eye(buf: np.ndarray, q: int, color: int) -> bool:
 def is_eye(buf: np.ndarray, p: int, color: int) -> bool:
     """True when unpadded point ``p`` is an eye of ``color`` in the book's sense."""
     n = buf[M_N]
-    return _is_eye(buf, _PAD[n, p], color)
+    return is_eye_padded(buf, PAD[n, p], color)
 
 
 @njit(cache=True)
@@ -568,7 +568,7 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
         # Rejection sampling without replacement over a window of the empty
         # list: a rejected point is swapped behind the window, so the draw stays
         # uniform over the legal points (and the pass slot, index m, for
-        # POLICY_UNIFORM). _place keeps the list itself up to date.
+        # POLICY_UNIFORM). place_stone keeps the list itself up to date.
         m = buf[M_NEMPTY]
         chosen = -1
         while m + extra > 0:
@@ -582,9 +582,9 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
                 ok = True
             else:
                 # The rare path: no empty neighbour. The eye test lives in
-                # _is_eye; calling it here costs nothing on the hot path.
-                ok = _legal_code_slow(buf, q, color) == OK
-                if ok and policy == POLICY_NO_EYES and _is_eye(buf, q, color):
+                # is_eye_padded; calling it here costs nothing on the hot path.
+                ok = legal_code_slow(buf, q, color) == OK
+                if ok and policy == POLICY_NO_EYES and is_eye_padded(buf, q, color):
                     ok = False
             if ok:
                 chosen = q
@@ -600,9 +600,9 @@ def playout(buf: np.ndarray, policy: int, max_moves: int) -> int:
             buf[M_KO] = -1
             buf[M_LAST] = area
         else:
-            _place(buf, chosen, color)
+            place_stone(buf, chosen, color)
             buf[M_PASSES] = 0
-            buf[M_LAST] = _UNPAD[n, chosen]
+            buf[M_LAST] = UNPAD[n, chosen]
         buf[M_TOMOVE] = 3 - color
         buf[M_MOVENUM] += 1
         moves += 1
@@ -679,7 +679,7 @@ def liberties(buf: np.ndarray, p: int) -> int:
     n = buf[M_N]
     w = buf[M_W]
     np_ = buf[M_NP]
-    q0 = _PAD[n, p]
+    q0 = PAD[n, p]
     if buf[META + q0] != BLACK and buf[META + q0] != WHITE:
         return 0
     root = buf[META + B_HEAD * np_ + q0]
@@ -848,7 +848,7 @@ def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.int64)
     for i in range(points.shape[0]):
         p = points[i]
-        out[i] = _hash_of(buf) if p == n * n else _hash_after(buf, _PAD[n, p], color)
+        out[i] = _hash_of(buf) if p == n * n else _hash_after(buf, PAD[n, p], color)
     return out
 
 
@@ -874,7 +874,7 @@ def superko_suspects(buf: np.ndarray, bits: np.ndarray, side_key: int) -> np.nda
     k = 0
     for e in range(buf[M_NLEGAL] - 1):
         p = buf[start + e]
-        q = _PAD[n, p]
+        q = PAD[n, p]
         i = META + q
         a0 = buf[i - w]
         a1 = buf[i + w]

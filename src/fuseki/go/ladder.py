@@ -52,7 +52,7 @@ _play = K.play
 
 
 @njit(cache=True)
-def _two_liberties(buf: np.ndarray, q: int) -> tuple:
+def two_liberties(buf: np.ndarray, q: int) -> tuple:
     """(count capped at 3, first liberty, second liberty) of the string at padded ``q``."""
     w = buf[_M_W]
     np_ = buf[_M_NP]
@@ -77,7 +77,7 @@ def _two_liberties(buf: np.ndarray, q: int) -> tuple:
     return count, l1, l2
 
 
-_MAX_MOVES = 16  # defender's candidate moves: extend, or capture one of <= 15 attackers
+LADDER_MAX_MOVES = 16  # defender's candidate moves: extend, or capture one of <= 15 attackers
 
 
 @njit(cache=True)
@@ -88,7 +88,7 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
         return 1
     w = buf[_M_W]
     np_ = buf[_M_NP]
-    count, l1, l2 = _two_liberties(buf, q)
+    count, l1, l2 = two_liberties(buf, q)
     nmoves[d] = 0
     if buf[_M_TOMOVE] != defender:
         # Attacker to move: atari a two-liberty string on either liberty.
@@ -123,7 +123,7 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
                     for i in range(nm):
                         if moves[d, i] == lib:
                             seen = True
-                    if not seen and nm < _MAX_MOVES:
+                    if not seen and nm < LADDER_MAX_MOVES:
                         moves[d, nm] = lib
                         nm += 1
         s = buf[nxt + s]
@@ -134,7 +134,7 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
 
 
 @njit(cache=True)
-def _ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx: np.ndarray, q: int, max_nodes: int) -> bool:
+def ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx: np.ndarray, q: int, max_nodes: int) -> bool:
     """Is the string at padded ``q`` in ``bufs[0]`` lost to a ladder? (AND-OR search, explicit stack.)
 
     The attacker only plays ataris on a two-liberty string; the defender only
@@ -200,9 +200,9 @@ def _ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx:
 
 
 def ladder_stack(size: int, depth: int = LADDER_MAX_DEPTH) -> tuple:
-    """Work arrays for :func:`_ladder_search` on a ``size`` x ``size`` board."""
+    """Work arrays for :func:`ladder_search` on a ``size`` x ``size`` board."""
     bufs = np.empty((depth + 1, K.buffer_length(size)), dtype=np.int32)
-    moves = np.empty((depth + 1, _MAX_MOVES), dtype=np.int64)
+    moves = np.empty((depth + 1, LADDER_MAX_MOVES), dtype=np.int64)
     nmoves = np.zeros(depth + 1, dtype=np.int64)
     idx = np.zeros(depth + 1, dtype=np.int64)
     return bufs, moves, nmoves, idx
@@ -221,4 +221,4 @@ def ladder_captured(state_buf: np.ndarray, p: int, max_nodes: int = LADDER_MAX_N
     bufs, moves, nmoves, idx = ladder_stack(n)
     bufs[0] = state_buf
     q = (p // n + 1) * (n + 2) + p % n + 1
-    return bool(_ladder_search(bufs, moves, nmoves, idx, q, max_nodes))
+    return bool(ladder_search(bufs, moves, nmoves, idx, q, max_nodes))

@@ -50,6 +50,7 @@ __all__ = [
     "game_to_sgf",
     "load_sgf",
     "read_sgf",
+    "parse_result",
     "save_sgf",
 ]
 
@@ -431,9 +432,9 @@ def _record_from_tree(game: sgf.Sgf_game) -> GameRecord:
     record = GameRecord(size=size, tree=game)
     record.komi = _read_komi(root)
     record.handicap = _read_handicap(root, size)
-    record.setup_black = _read_points(root, "AB")
-    record.setup_white = _read_points(root, "AW")
-    record.setup_empty = _read_points(root, "AE")
+    record.setup_black = read_points(root, "AB")
+    record.setup_white = read_points(root, "AW")
+    record.setup_empty = read_points(root, "AE")
     both = record.setup_black & record.setup_white
     if both:
         raise SgfError(f"setup point {to_gtp(min(both), size)} is in both AB and AW")
@@ -536,7 +537,7 @@ def _read_handicap(root: sgf.Node, size: int) -> int:
     return handicap
 
 
-def _read_points(root: sgf.Node, ident: str) -> frozenset[Point]:
+def read_points(root: sgf.Node, ident: str) -> frozenset[Point]:
     """A root point list (compressed ``aa:cc`` rectangles allowed), as our Points."""
     if not root.has_property(ident):
         return frozenset()
@@ -689,3 +690,28 @@ def _join(first: str, second: str) -> str:
 def _points(mask: np.ndarray) -> frozenset[Point]:
     rows, cols = np.nonzero(mask)
     return frozenset(Point(int(r), int(c)) for r, c in zip(rows, cols))
+
+
+#: SGF FF[4] writes a result as ``B+3.5``, ``W+R`` or ``W+Resign``, ``B+T`` or ``B+Time``, ``W+F`` or ``W+Forfeit``.
+_RESULT = re.compile(r"\A([BW])\+(Resign|Forfeit|Time|R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
+
+
+def parse_result(result: str) -> tuple[Color | None, str]:
+    """An SGF/GTP result -> (winner or ``None`` for a draw, kind).
+
+    Kinds: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``.
+    Raises ``ValueError`` for anything else (``"?"``, ``"Void"``, empty).
+
+    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0"), parse_result("W+Resign")
+    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'), (<Color.WHITE: 2>, 'resign'))
+    """
+    text = result.strip()
+    if text.lower() in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
+        return None, "draw"
+    m = _RESULT.match(text)
+    if m is None:
+        raise ValueError(f"not a game result: {result!r}")
+    winner = Color.BLACK if m.group(1).upper() == "B" else Color.WHITE
+    tail = (m.group(2) or "")[:1].upper()  # the long forms (Resign, Time, Forfeit) by their first letter
+    kind = {"R": "resign", "F": "forfeit", "T": "time"}.get(tail, "score")
+    return winner, kind

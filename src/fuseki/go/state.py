@@ -137,8 +137,17 @@ class Score:
     black: float
     white: float
     scoring: Scoring
-    #: Per-point owner map: kernels.R_* codes over ``row * N + col``.
+    #: Per-point owner map, ``(size, size)``: kernels.R_* codes (:meth:`territory` reads them for frontends).
     regions: np.ndarray = dataclasses.field(repr=False, compare=False)
+
+    def territory(self, color: Color) -> np.ndarray:
+        """A ``(size, size)`` bool mask of the empty (or dead-stone) points counted for ``color``.
+
+        What a frontend draws as territory; it saves every caller from reading
+        the kernels' region codes.
+        """
+        code = K.R_BLACK_AREA if color is Color.BLACK else K.R_WHITE_AREA
+        return np.asarray(self.regions) == code
 
     @property
     def margin(self) -> float:
@@ -260,6 +269,16 @@ class GameState:
         buf = self._b
         return buf if buf is not None else self._restore()
 
+    @property
+    def buffer(self) -> np.ndarray:
+        """The position's flat ``int32`` kernel buffer, for Numba code that reads raw boards.
+
+        Encoders and the MCTS engine run their kernels on it instead of on
+        Python objects (design: one kernel call per move). Read it; never
+        write to it: the state's hash, history and legal moves live in it.
+        """
+        return self._buf
+
     def _restore(self) -> np.ndarray:
         """Rebuild the buffer a child took: copy the nearest ancestor's and replay the moves since.
 
@@ -367,8 +386,14 @@ class GameState:
         rules: Rules | str | None = None,
         to_move: Color = Color.BLACK,
         handicap: int = 0,
+        captures: tuple[int, int] = (0, 0),
     ) -> "GameState":
-        """A position from a square array of colour codes (0 empty, 1 black, 2 white)."""
+        """A position from a square array of colour codes (0 empty, 1 black, 2 white).
+
+        ``captures`` are the prisoners (taken by Black, taken by White) the
+        position starts with: they count under territory scoring, so a
+        frontend that re-roots a game (GTP's out-of-turn moves) keeps them.
+        """
         board = np.asarray(board)
         if board.ndim != 2 or board.shape[0] != board.shape[1]:
             raise ValueError(f"board must be a square 2-D array, got shape {board.shape}")
@@ -379,6 +404,9 @@ class GameState:
         buf = K.new_board(size, int(rules.suicide))
         K.set_colors(buf, board.astype(np.int8).ravel())
         buf[K.M_TOMOVE] = int(to_move)
+        if min(captures) < 0:
+            raise ValueError(f"captures must not be negative, got {captures}")
+        buf[K.M_CAPB], buf[K.M_CAPW] = int(captures[0]), int(captures[1])
         K.fill_legal(buf)
         state = cls._make(buf, rules, handicap)
         dead = [p for p in state._string_roots() if K.liberties(buf, p) == 0]

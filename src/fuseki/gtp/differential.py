@@ -39,7 +39,7 @@ import numpy as np
 from fuseki.go.coords import GTP_COLUMNS, MAX_SIZE, MIN_SIZE
 from fuseki.go.rules import KoRule, Rules
 from fuseki.go.state import Color, GameState, Move
-from fuseki.gtp.client import GtpClient, GtpError
+from fuseki.engines.gtp_client import GtpClient, GtpError
 
 __all__ = [
     "DEFAULT_GNUGO",
@@ -298,7 +298,7 @@ def run_differential(
 
     ``progress`` is called after each game. Raises :class:`FileNotFoundError`
     when GNU Go is missing, ``ValueError`` for a size GNU Go cannot play, and
-    :class:`~fuseki.gtp.client.GtpClientError` if GNU Go itself fails (dies,
+    :class:`~fuseki.engines.gtp_client.GtpClientError` if GNU Go itself fails (dies,
     hangs past ``timeout``).
     """
     check_sizes(sizes)

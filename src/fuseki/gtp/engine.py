@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from fuseki.go import kernels as K
 from fuseki.go.coords import (
     MAX_SIZE,
     MIN_SIZE,
@@ -223,11 +222,11 @@ class GtpEngine:
 
     def _rebase(self, state: GameState, color: Color) -> GameState:
         """A new root with ``state``'s stones and prisoners and ``color`` to move (see the module doc)."""
-        new = GameState.from_array(state.stones(), rules=state.rules, to_move=color, handicap=state.handicap)
-        # Prisoners count under territory scoring; the new root owns its buffer.
-        new._buf[K.M_CAPB] = state._buf[K.M_CAPB]
-        new._buf[K.M_CAPW] = state._buf[K.M_CAPW]
-        return new
+        # Prisoners count under territory scoring, so the new root keeps them.
+        captures = (state.captures(Color.BLACK), state.captures(Color.WHITE))
+        return GameState.from_array(
+            state.stones(), rules=state.rules, to_move=color, handicap=state.handicap, captures=captures
+        )
 
     def _play(self, color: Color, move: Move) -> GameState:
         """Play ``move`` for ``color`` and push it; raise :class:`GtpCommandError` if illegal."""

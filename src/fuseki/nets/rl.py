@@ -15,7 +15,7 @@ name    layers (every conv keeps the board size, ReLU)                   the boo
 Unlike the policy networks of :mod:`fuseki.nets.book`, these do not map a
 board to move logits alone, so they are registered with ``outputs="q"`` and
 ``outputs="ac"`` (:func:`fuseki.nets.registry.network_outputs`), their agent
-files carry that ``kind``, and :func:`fuseki.train.rl_agents.load_rl_agent`
+files carry that ``kind``, and :func:`fuseki.agents.rl_agents.load_rl_agent`
 builds the matching agent. The forward passes:
 
 - :class:`QNetwork`: ``forward(board, action_onehot) -> (batch,)`` values.

@@ -120,7 +120,7 @@ def run_book_experiment(
     ``out/results.md`` and ``out/curves.png`` after each row, so a stopped
     run leaves usable results for the rows it finished.
     """
-    from fuseki.data.atomic import write_atomic, write_json_atomic
+    from fuseki.util.atomic import write_atomic, write_json_atomic
     from fuseki.data.processor import process_games
     from fuseki.train.supervised import TrainConfig, train_supervised
 
@@ -224,7 +224,7 @@ def plot_book_curves(path: str | os.PathLike[str], results: Sequence[dict[str, A
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
     for i, r in enumerate(results):

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import torch
 
     from fuseki.encoders.base import Encoder
-    from fuseki.train.experience import ExperienceBuffer
+    from fuseki.data.experience import ExperienceBuffer
 
 __all__ = [
     "KERAS_EPS",
@@ -269,7 +269,7 @@ def sgd_train(
 
 
 def _file_entry(path: str, buffer: ExperienceBuffer) -> dict[str, Any]:
-    from fuseki.data.atomic import sha256_file
+    from fuseki.util.atomic import sha256_file
 
     return {"path": path, "sha256": sha256_file(path), "positions": len(buffer), "games": buffer.games}
 
@@ -283,7 +283,7 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
     import torch
 
     from fuseki.agents.agent_file import load_agent_file, read_agent_info
-    from fuseki.data.atomic import sha256_file
+    from fuseki.util.atomic import sha256_file
     from fuseki.encoders import get_encoder
     from fuseki.nets.registry import build_network, network_outputs
 
@@ -335,8 +335,8 @@ def train_rl(
 ) -> RLTrainResult:
     """Load the experience and the start, train with ``loss_fn``, save an agent file of ``kind`` to ``config.out``."""
     from fuseki.agents.agent_file import save_agent
-    from fuseki.train.experience import ExperienceBuffer, combine_experience
-    from fuseki.train.supervised import select_device
+    from fuseki.data.experience import ExperienceBuffer, combine_experience
+    from fuseki.util.device import select_device
 
     started = time.monotonic()
     device = select_device(config.device)

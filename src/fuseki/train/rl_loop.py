@@ -23,7 +23,7 @@ Each round:
    ``window`` rounds (1: the book's, only the new games);
 3. *evaluate*: the candidate (A) against the champion (B) over
    ``eval_games`` games with colours alternating
-   (:func:`fuseki.train.evaluate.evaluate`);
+   (:func:`fuseki.arena.evaluate.evaluate`);
 4. *gate*: the candidate becomes the champion only when it is significantly
    better (:func:`promotes`): a one-sided exact binomial test of its wins
    against its losses gives ``p < alpha`` *and* its score is above 50 %. With
@@ -217,20 +217,20 @@ class EvalRecord:
 
     @property
     def p_value(self) -> float:
-        from fuseki.train.evaluate import binomial_test
+        from fuseki.arena.evaluate import binomial_test
 
         return binomial_test(self.wins, self.wins + self.losses, alternative="greater")
 
     @property
     def elo(self) -> float:
         """The candidate's Elo advantage; at 0 % or 100 % as if half a game had gone the other way (finite)."""
-        from fuseki.train.evaluate import clip_score, elo_difference
+        from fuseki.arena.evaluate import clip_score, elo_difference
 
         return elo_difference(clip_score(self.score, self.games)) if self.games else 0.0
 
     @property
     def elo_ci95(self) -> tuple[float, float]:
-        from fuseki.train.evaluate import elo_interval
+        from fuseki.arena.evaluate import elo_interval
 
         return elo_interval(self.wins + 0.5 * self.draws, self.games)
 
@@ -276,7 +276,7 @@ def _now() -> str:
 
 
 def _save(out: Path, state: dict[str, Any]) -> None:
-    from fuseki.data.atomic import write_json_atomic
+    from fuseki.util.atomic import write_json_atomic
 
     write_json_atomic(out / LOOP_FILE, state)
 
@@ -301,7 +301,7 @@ def _load_state(out: Path) -> dict[str, Any] | None:
 def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
     """Create the loop folder (copying the start agent) or check the one there; returns the state."""
     from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
-    from fuseki.data.atomic import sha256_file
+    from fuseki.util.atomic import sha256_file
 
     start = resolve_agent_path(settings.agent)
     info = read_agent_info(start)
@@ -334,7 +334,7 @@ def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     copy = out / START_FILE
     if not copy.exists() or sha256_file(copy) != sha:
-        from fuseki.data.atomic import write_atomic
+        from fuseki.util.atomic import write_atomic
 
         write_atomic(copy, start.read_bytes())
     state = {
@@ -356,7 +356,7 @@ def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
 
 def _seed(settings: LoopSettings, number: int, step: str) -> int:
     """The seed of one step of one round: a function of ``(seed, round, step)`` alone."""
-    from fuseki.data.generate import derive_seed
+    from fuseki.util.seeds import derive_seed
 
     return derive_seed(settings.seed, number, STEPS.index(step) + 1)
 
@@ -397,7 +397,7 @@ def _experience(out: Path, state: dict[str, Any], number: int, window: int) -> l
 def _trained_on(path: Path, experience: list[str], seed: int) -> bool:
     """Whether ``path`` is an agent file trained on exactly these experience files with this seed (a finished step)."""
     from fuseki.agents.agent_file import AgentFileError, read_agent_info
-    from fuseki.data.atomic import sha256_file
+    from fuseki.util.atomic import sha256_file
 
     if not path.exists():
         return False
@@ -471,7 +471,7 @@ def _train_record(out: Path, target: Path, experience: list[str], training: Mapp
 
 
 def _spec(path: Path, epsilon: float) -> str:
-    """The agent spec of an agent file for :mod:`fuseki.train.evaluate` (``file:`` so that any path works)."""
+    """The agent spec of an agent file for :mod:`fuseki.arena.evaluate` (``file:`` so that any path works)."""
     text = f"file:{path.resolve()}"
     return f"{text}:epsilon={epsilon:g}" if epsilon > 0 else text
 
@@ -479,7 +479,7 @@ def _spec(path: Path, epsilon: float) -> str:
 def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: Progress) -> EvalRecord:
     """Play the candidate (A) against the champion (B); the candidate's record. Tests replace this to force outcomes."""
     from fuseki.go.rules import Rules
-    from fuseki.train.evaluate import EvalSettings, evaluate
+    from fuseki.arena.evaluate import EvalSettings, evaluate
 
     number = rec["round"]
     size = int(rec["board_size"])
@@ -508,7 +508,7 @@ def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: 
 
 def _ratings(out: Path, state: dict[str, Any]) -> dict[str, Any] | None:
     """Fit and plot every finished round's record (candidate against champion); the fit as JSON."""
-    from fuseki.train.ratings import rating_curve
+    from fuseki.arena.ratings import rating_curve
 
     done = [r for r in state["rounds"] if r["step"] == "done"]
     if not done:

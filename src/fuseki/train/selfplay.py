@@ -1,14 +1,14 @@
 """Self-play with experience collection (book ch. 9, section 9.4), in parallel, resumable: :func:`selfplay`.
 
 The book's driver (listings 9.18-9.21) loads the learning agent twice,
-gives each copy an :class:`~fuseki.train.experience.ExperienceCollector`,
+gives each copy an :class:`~fuseki.data.experience.ExperienceCollector`,
 plays games one after another, rewards each side +1 or -1 at the end and
 saves the combined experience. Ours does the same, and:
 
 - plays in ``workers`` processes (``spawn``: safe with torch and on every
   platform), each loading the agents once;
 - makes every game a function of ``(seed, game number)`` alone: the agents'
-  random generators are reseeded from :func:`~fuseki.data.generate.derive_seed`
+  random generators are reseeded from :func:`~fuseki.util.seeds.derive_seed`
   before each game and torch runs on one thread in each player, so 1 worker
   and 8 workers give the same games;
 - writes the experience in chunks of ``chunk_size`` games
@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fuseki.data.generate import derive_seed
+from fuseki.util.seeds import derive_seed
 
 __all__ = [
     "CHUNKS_DIR",
@@ -146,9 +146,9 @@ class _Plan:
 
 def _resolve(settings: SelfPlaySettings) -> _Plan:
     from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
-    from fuseki.data.atomic import sha256_file
+    from fuseki.util.atomic import sha256_file
     from fuseki.go.rules import Rules
-    from fuseki.train.rl_agents import KINDS
+    from fuseki.agents.rl_agents import KINDS
 
     path = resolve_agent_path(settings.agent)
     info = read_agent_info(path)
@@ -214,7 +214,7 @@ class _Players:
     """The agents of one process: two copies of the learner (or the learner and the opponent)."""
 
     def __init__(self, plan: _Plan) -> None:
-        from fuseki.train.rl_agents import load_rl_agent
+        from fuseki.agents.rl_agents import load_rl_agent
 
         self.plan = plan
         self.learner = load_rl_agent(plan.agent_path, epsilon=plan.temperature)
@@ -293,7 +293,7 @@ def _chunk_games(plan: _Plan, index: int, games: int) -> list[int]:
 def _play_chunk(players: _Players, out: Path, index: int, games: int, sgf: bool) -> dict[str, Any]:
     """Play the games of chunk ``index`` and write its experience atomically; returns a summary of it."""
     from fuseki.go.state import Color
-    from fuseki.train.experience import ExperienceCollector, combine_experience
+    from fuseki.data.experience import ExperienceCollector, combine_experience
 
     plan = players.plan
     started = time.monotonic()
@@ -322,7 +322,7 @@ def _worker_init(plan: _Plan, out: str, games: int, sgf: bool) -> None:
     global _WORKER
     import torch
 
-    from fuseki.workers import exit_with_parent
+    from fuseki.util.workers import exit_with_parent
 
     exit_with_parent()
     torch.set_num_threads(1)
@@ -439,7 +439,7 @@ def _command(settings: SelfPlaySettings, out: Path, games: int, workers: int, sg
 
 def _prepare(plan: _Plan, out: Path) -> dict[str, Any]:
     """Create ``out`` or check that its settings are ours; returns the settings file's content."""
-    from fuseki.data.atomic import write_json_atomic
+    from fuseki.util.atomic import write_json_atomic
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / SETTINGS_FILE
@@ -466,7 +466,7 @@ def _prepare(plan: _Plan, out: Path) -> dict[str, Any]:
 
 def _finished_chunk(plan: _Plan, out: Path, index: int, games: int) -> dict[str, Any] | None:
     """The summary of chunk ``index`` if an earlier run finished it with these settings and games."""
-    from fuseki.train.experience import ExperienceBuffer, ExperienceError
+    from fuseki.data.experience import ExperienceBuffer, ExperienceError
 
     path = chunk_path(out, index)
     if not path.exists():
@@ -496,8 +496,8 @@ def selfplay(
     other settings, :class:`~fuseki.agents.agent_file.AgentFileError` for a
     bad agent file, and ``ValueError`` for bad numbers.
     """
-    from fuseki.data.atomic import write_json_atomic
-    from fuseki.train.experience import ExperienceBuffer, combine_experience
+    from fuseki.util.atomic import write_json_atomic
+    from fuseki.data.experience import ExperienceBuffer, combine_experience
 
     if isinstance(games, bool) or games < 1:
         raise ValueError(f"the number of games must be at least 1, got {games}")

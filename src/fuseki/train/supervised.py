@@ -47,9 +47,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from fuseki.data.atomic import write_atomic, write_json_atomic
+from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.data.dataset import ShardSet, ShardStream
 from fuseki.nets import build_network
+from fuseki.util.device import select_device
 from fuseki.train.symmetry import augment_batch, dihedral_permutations, inverse_permutations
 
 __all__ = [
@@ -324,21 +325,6 @@ def _save_agent(
         network_options=dict(config.get("net_options") or {}),
         metadata=_provenance(config, data, history),
     )
-
-
-def select_device(name: str = "auto") -> torch.device:
-    """``auto``: CUDA if torch sees a GPU, else Apple's MPS, else the CPU. Asking for a missing one is an error."""
-    mps = getattr(torch.backends, "mps", None)
-    has_mps = bool(mps is not None and mps.is_available())
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device cuda was asked for, but torch sees no CUDA GPU")
-    if name == "mps" and not has_mps:
-        raise ValueError("--device mps was asked for, but torch sees no MPS device")
-    if name not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"unknown device {name!r}; choose auto, cpu, cuda or mps")
-    return torch.device(name)
 
 
 def learning_rate(config: TrainConfig, step: int, epoch: int, steps_per_epoch: int) -> float:

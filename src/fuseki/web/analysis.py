@@ -2,7 +2,7 @@
 
 Each function here runs in a worker process and takes plain data (the SGF
 bytes, the game's settings and moves), so the MCTS search never blocks the
-web server. One :class:`~fuseki.search.gomcts.GoMCTS` engine is kept per
+web server. One :class:`~fuseki.search.go.gomcts.GoMCTS` engine is kept per
 worker; walking through a game one position at a time reuses its tree.
 
 Win rates are fractions in [0, 1]. :func:`analyze_state` reports them for the
@@ -34,7 +34,7 @@ _ENGINE: Any = None
 def _engine() -> Any:
     global _ENGINE
     if _ENGINE is None:
-        from fuseki.search.gomcts import GoMCTS, MCTSConfig
+        from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
         _ENGINE = GoMCTS(MCTSConfig(capacity=CAPACITY))
     return _ENGINE

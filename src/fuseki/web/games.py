@@ -17,7 +17,6 @@ and the moves, replays them and returns the bot's move as a GTP vertex.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 from collections import OrderedDict
 from typing import Any
@@ -26,6 +25,7 @@ import numpy as np
 
 from fuseki.deadstones.scorer import METHODS
 from fuseki.go.coords import CoordinateError, to_gtp
+from fuseki.util.seeds import derive_seed
 from fuseki.go.rules import PRESETS, Rules
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 
@@ -337,13 +337,10 @@ def final_score(state: GameState, dead_stones: str = "playouts") -> dict[str, An
     the answer records it, so that a cached score says how it was counted.
     """
     from fuseki.deadstones.scorer import final_status_estimator
-    from fuseki.go import kernels as K
-
     status = final_status_estimator(dead_stones, playouts=SCORE_PLAYOUTS, seed=0)
     dead = status(state)["dead"]
     score = state.score(dead=dead)
     n = state.size
-    regions = score.regions
     return {
         "black": score.black,
         "white": score.white,
@@ -352,8 +349,8 @@ def final_score(state: GameState, dead_stones: str = "playouts") -> dict[str, An
         "dead": [to_gtp(p, n) for p in dead],
         "dead_stones": dead_stones,
         "territory": {
-            "black": _vertices(regions == K.R_BLACK_AREA, n),
-            "white": _vertices(regions == K.R_WHITE_AREA, n),
+            "black": _vertices(score.territory(Color.BLACK), n),
+            "white": _vertices(score.territory(Color.WHITE), n),
         },
     }
 
@@ -463,8 +460,7 @@ def move_seed(seed: int, moves: list[str]) -> int:
     >>> move_seed(3, ["C3", "D4"]) == move_seed(3, ["C3", "D4"]) != move_seed(3, ["C3"])
     True
     """
-    digest = hashlib.sha256(f"{seed}|{' '.join(moves)}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return derive_seed(seed, *moves)
 
 
 def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:

@@ -160,7 +160,7 @@ class ExperienceBuffer:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the buffer to ``path`` (an ``.npz`` archive, compressed) atomically."""
-        from fuseki.data.atomic import write_atomic
+        from fuseki.util.atomic import write_atomic
 
         try:
             text = json.dumps(self.header(), sort_keys=True, allow_nan=False)

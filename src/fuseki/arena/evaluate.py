@@ -7,14 +7,14 @@ record alone says little: 53/100 happens to two identical bots 62 % of the
 time. So this module reports, for A against B:
 
 - wins, losses and draws, and A's score (a draw counts half a win);
-- the Wilson 95 % interval of that score (:func:`fuseki.gtp.match.wilson_interval`);
+- the Wilson 95 % interval of that score (:func:`fuseki.util.stats.wilson_interval`);
 - the exact two-sided binomial test against 50 % (:func:`binomial_test`, the
   book's ``scipy.stats.binom_test``): how often two equal bots would produce
   a record at least this lopsided. Draws are left out of the test, as in a
   sign test;
 - the Elo difference that the score implies (:func:`elo_difference`) and its
   95 % interval (:func:`elo_interval`, the Wilson interval mapped to Elo).
-  These live in :mod:`fuseki.train.stats` and are re-exported here.
+  These live in :mod:`fuseki.util.stats` and are re-exported here.
 
 Agents are given as *specs* (:func:`parse_agent_spec`): a registered agent
 with options (``random``, ``mcts:playouts=200,resign_below=none``), an agent
@@ -26,7 +26,7 @@ In-process agents are built fresh for every game with seeds derived from
 before each game, so a game's moves depend only on the settings and its
 number: the same seed gives the same games with 1 or 8 worker processes. A
 GTP engine is wrapped as an agent (:class:`GtpAgent`) on the match runner's
-:class:`~fuseki.gtp.match.Engine`, so crashes, hangs and nonsense answers are
+:class:`~fuseki.arena.gtp_match.Engine`, so crashes, hangs and nonsense answers are
 forfeits exactly as in ``fuseki match``, and one game loop (:func:`play_game`)
 serves every pairing.
 
@@ -34,7 +34,7 @@ Finished games are scored by area with dead stones removed
 (:class:`OwnershipScorer`): as :func:`fuseki.go.ownership.dead_stones` judges
 them (``dead_stones="playouts"``, the default) or as the thesis's classifier
 does (``"network"``, :mod:`fuseki.deadstones.scorer`, spec T4); or by a GTP
-referee (:class:`~fuseki.gtp.match.Referee`, GNU Go's ``final_score``), with
+referee (:class:`~fuseki.arena.gtp_match.Referee`, GNU Go's ``final_score``), with
 the same count of ours when the referee fails. A game our count scored names
 its estimate in a ``note:`` of its SGF comment and in ``dead_stones`` of its
 JSON result. Every game is written as ``game_0001.sgf`` ... next to an
@@ -62,7 +62,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-from fuseki.gtp.match import (
+from fuseki.arena.gtp_match import (
     Engine,
     Forfeit,
     GameOutcome,
@@ -77,8 +77,9 @@ from fuseki.gtp.match import (
     scored_by,
     settings_diffs,
 )
-# The statistics live in fuseki.train.stats; importing them here keeps the old names working.
-from fuseki.train.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
+# The statistics live in fuseki.util.stats; importing them here keeps the old names working.
+from fuseki.util.seeds import derive_seed
+from fuseki.util.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
@@ -114,16 +115,11 @@ __all__ = [
 #: The settings file in an evaluation's SGF folder.
 SETTINGS_FILE = "eval.json"
 def game_seed(seed: int, number: int, side: int) -> int:
-    """A 31-bit seed for game ``number`` and ``side`` (0: A, 1: B, 2: scoring, 3: kernels).
+    """The seed of game ``number``'s ``side`` (0: A, 1: B, 2: scoring, 3: kernels): :func:`derive_seed`.
 
-    Derived with NumPy's ``SeedSequence``, so nearby seeds and game numbers
-    give unrelated streams, and a game's seed never depends on which worker
-    plays it.
+    A game's seed never depends on which worker plays it.
     """
-    import numpy as np
-
-    entropy = [int(seed) & 0xFFFFFFFFFFFFFFFF, int(number), int(side)]
-    return int(np.random.SeedSequence(entropy).generate_state(1)[0]) & 0x7FFFFFFF
+    return derive_seed(seed, number, side)
 
 
 # ---- agent specs ----------------------------------------------------------------
@@ -249,9 +245,9 @@ def _accepts(func: Callable[..., Any], name: str) -> bool:
 
 
 def _file_loader() -> Callable[..., Agent]:
-    """``fuseki.train.rl_agents.load_rl_agent`` where it exists (it knows every kind), else the policy loader."""
+    """``fuseki.agents.rl_agents.load_rl_agent`` where it exists (it knows every kind), else the policy loader."""
     try:
-        from fuseki.train.rl_agents import load_rl_agent  # type: ignore[import-not-found,unused-ignore]
+        from fuseki.agents.rl_agents import load_rl_agent  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         from fuseki.agents.deep_learning import load_prediction_agent
 
@@ -307,10 +303,10 @@ def check_spec(spec: AgentSpec, size: int) -> None:
 class GtpAgent:
     """An outside GTP engine behind the :class:`~fuseki.agents.base.Agent` protocol.
 
-    Built on the match runner's :class:`~fuseki.gtp.match.Engine`: it is
+    Built on the match runner's :class:`~fuseki.arena.gtp_match.Engine`: it is
     started on first use and restarted after a failure, and every failure
     (a crash, a hang past ``move_time``, a refused command, an answer that is
-    not a move) raises :class:`~fuseki.gtp.match.Forfeit` for the side it
+    not a move) raises :class:`~fuseki.arena.gtp_match.Forfeit` for the side it
     plays. Before each ``genmove`` it brings the engine up to date: the
     opponent's new moves are sent with ``play``; a position from another game
     starts the engine afresh (board size, ``clear_board``, komi, the moves).
@@ -424,7 +420,7 @@ def play_game(agents: Mapping[Color, Agent], state: GameState, *, move_cap: int,
     """Let the agents move in turn from ``state`` until two passes, a resignation or ``move_cap`` moves.
 
     Every move is checked on our :class:`GameState`: an illegal one loses
-    the game by :class:`~fuseki.gtp.match.Forfeit` (raised, for the caller to
+    the game by :class:`~fuseki.arena.gtp_match.Forfeit` (raised, for the caller to
     record), as does any failure of a :class:`GtpAgent`. A game that did not
     end by resignation is scored by ``scorer``.
     """
@@ -470,7 +466,7 @@ class EvalSettings:
     in :class:`~fuseki.agents.termination.Terminating` (pass back when ahead,
     resign when hopeless). ``move_time`` bounds a GTP engine's ``genmove``;
     ``clock`` also sends it as ``time_settings 0 T 1`` (off by default: GNU Go
-    with a clock ignores its level, see :attr:`fuseki.gtp.match.MatchSettings.clock`).
+    with a clock ignores its level, see :attr:`fuseki.arena.gtp_match.MatchSettings.clock`).
     """
 
     agent_a: str
@@ -724,7 +720,7 @@ def run_games(
             close_engines()
     else:
         context = multiprocessing.get_context("spawn")
-        from fuseki.workers import exit_with_parent
+        from fuseki.util.workers import exit_with_parent
 
         pool = cf.ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context, initializer=exit_with_parent)
         try:
@@ -771,7 +767,7 @@ def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
 
     Raises :class:`EvalSettingsMismatch` when it holds another evaluation.
     """
-    from fuseki.data.atomic import write_json_atomic
+    from fuseki.util.atomic import write_json_atomic
 
     sgf_dir.mkdir(parents=True, exist_ok=True)
     path = sgf_dir / SETTINGS_FILE

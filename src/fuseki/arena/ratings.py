@@ -287,8 +287,8 @@ def fit_ratings_matrix(
 def results_matrix(results: Iterable[Any], names: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
     """Names (in order of first appearance, or as given) and the score matrix of head-to-head records.
 
-    Each result is ``(a, b, a_score, b_score)`` (a :class:`~fuseki.train.evaluate.PairResult`)
-    or has ``as_result()`` (an :class:`~fuseki.train.evaluate.EvalSummary`). Records of
+    Each result is ``(a, b, a_score, b_score)`` (a :class:`~fuseki.arena.evaluate.PairResult`)
+    or has ``as_result()`` (an :class:`~fuseki.arena.evaluate.EvalSummary`). Records of
     the same pair add up.
     """
     order: list[str] = list(names) if names is not None else []
@@ -339,7 +339,7 @@ def _save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
     """Render with the Agg canvas (no display, no global backend switch) and write the PNG atomically."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from fuseki.data.atomic import write_atomic
+    from fuseki.util.atomic import write_atomic
 
     FigureCanvasAgg(fig)
     buf = io.BytesIO()
@@ -385,7 +385,7 @@ def rating_curve(
 
     ``results_by_round[r]`` holds round r's head-to-head records, each
     ``(candidate, opponent, candidate_score, opponent_score)`` (or an
-    :class:`~fuseki.train.evaluate.EvalSummary` of the candidate as A): the
+    :class:`~fuseki.arena.evaluate.EvalSummary` of the candidate as A): the
     book's ch. 12 loop is one record per round, the new version against the
     previous one. Every record of a round must have the same candidate. A
     mapping gives the rounds their numbers; a sequence numbers them 1, 2, ...

@@ -4,7 +4,7 @@ Like :mod:`fuseki.go.warmup` (which the setup script runs first): Numba
 compiles on first use and caches the machine code next to the modules. A cold
 compile of the tree and playout kernels takes 15-35 s on a small machine, a
 cached load about half a second. ``scripts/setup.sh`` runs
-``python -m fuseki.search.warmup``.
+``python -m fuseki.search.go.warmup``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def warm() -> float:
     """Run a tiny search with each playout policy and a tree reuse; return the seconds it took."""
     start = time.perf_counter()
     from fuseki.go import GameState
-    from fuseki.search.gomcts import GoMCTS, MCTSConfig
+    from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
 
     state = GameState.new(5, komi=0.5)
     for config in (MCTSConfig(seed=1, capacity=4096), MCTSConfig.book(seed=1, capacity=4096)):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fuseki.cli import UserError, int_at_least
 from fuseki.data import kgs
-from fuseki.data.cli_index import add_source_arguments, load_archives
+from fuseki.commands.data_index import add_source_arguments, load_archives
 from fuseki.data.download import DataSourceError, Downloader, OfflineError, default_data_dir, read_checksums
 
 

@@ -46,16 +46,17 @@ import math
 import os
 import re
 import shlex
-import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from fuseki.go.coords import CoordinateError, Point
 from fuseki.go.rules import Rules, Scoring
-from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
+from fuseki.go.sgf import GameRecord, SgfError, load_sgf, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
-from fuseki.gtp.client import (
+from fuseki.engines.programs import program_exists, resolve_command
+from fuseki.util.stats import wilson_interval
+from fuseki.engines.gtp_client import (
     GtpClient,
     GtpClientError,
     GtpEngineDied,
@@ -88,11 +89,7 @@ __all__ = [
 
 #: The referee when none is given. ``--chinese-rules`` is added for area scoring.
 DEFAULT_REFEREE = "gnugo --mode gtp"
-#: Where Debian installs GNU Go; ``/usr/games`` is often not on PATH.
-_GNUGO_FALLBACK = "/usr/games/gnugo"
 SETTINGS_FILE = "match.json"
-#: SGF FF[4] writes a result as ``B+3.5``, ``W+R`` or ``W+Resign``, ``B+T`` or ``B+Time``, ``W+F`` or ``W+Forfeit``.
-_RESULT = re.compile(r"\A([BW])\+(Resign|Forfeit|Time|R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
 #: How our own count may judge dead stones: ``none`` (every stone alive) or an
 #: estimate of :data:`fuseki.deadstones.scorer.METHODS`.
 DEAD_STONE_CHOICES = ("none", "playouts", "network")
@@ -123,78 +120,6 @@ class MatchSettingsMismatch(ValueError):
 
 
 # ---- small pure helpers ---------------------------------------------------------
-
-
-def wilson_interval(
-    wins: float, games: int, z: float = 1.959963984540054
-) -> tuple[float, float]:
-    """The Wilson score interval for a win rate of ``wins / games`` (95 % by default).
-
-    ``wins`` may be fractional (a draw counts half). With no games the interval
-    is the whole of ``[0, 1]``.
-
-    >>> [round(x, 4) for x in wilson_interval(0, 4)]
-    [0.0, 0.4899]
-    """
-    if games <= 0:
-        return (0.0, 1.0)
-    p = wins / games
-    z2 = z * z
-    denom = 1.0 + z2 / games
-    centre = (p + z2 / (2 * games)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / games + z2 / (4 * games * games)) / denom
-    lo = 0.0 if wins <= 0 else max(0.0, centre - half)
-    hi = 1.0 if wins >= games else min(1.0, centre + half)
-    return (lo, hi)
-
-
-def parse_result(result: str) -> tuple[Color | None, str]:
-    """An SGF/GTP result -> (winner or ``None`` for a draw, kind).
-
-    Kinds: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``.
-    Raises ``ValueError`` for anything else (``"?"``, ``"Void"``, empty).
-
-    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0"), parse_result("W+Resign")
-    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'), (<Color.WHITE: 2>, 'resign'))
-    """
-    text = result.strip()
-    if text.lower() in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
-        return None, "draw"
-    m = _RESULT.match(text)
-    if m is None:
-        raise ValueError(f"not a game result: {result!r}")
-    winner = Color.BLACK if m.group(1).upper() == "B" else Color.WHITE
-    tail = (m.group(2) or "")[:1].upper()  # the long forms (Resign, Time, Forfeit) by their first letter
-    kind = {"R": "resign", "F": "forfeit", "T": "time"}.get(tail, "score")
-    return winner, kind
-
-
-def resolve_command(command: str) -> list[str]:
-    """Split an engine command line like a shell; find ``gnugo`` in ``/usr/games`` too.
-
-    Raises ``ValueError`` for an empty or unbalanced command.
-    """
-    try:
-        argv = shlex.split(command)
-    except ValueError as e:
-        raise ValueError(f"cannot split engine command {command!r}: {e}") from None
-    if not argv:
-        raise ValueError("empty engine command")
-    if (
-        argv[0] == "gnugo"
-        and shutil.which("gnugo") is None
-        and os.access(_GNUGO_FALLBACK, os.X_OK)
-    ):
-        argv[0] = _GNUGO_FALLBACK
-    return argv
-
-
-def program_exists(argv: list[str]) -> bool:
-    """Whether ``argv[0]`` is an executable file (with a path) or a program on ``PATH``."""
-    prog = argv[0]
-    if os.sep in prog:
-        return os.access(prog, os.X_OK)
-    return shutil.which(prog) is not None
 
 
 # ---- settings, outcomes, summary -------------------------------------------------
@@ -597,7 +522,7 @@ class Referee:
     def final_score(self, state: GameState) -> str:
         """The referee's ``final_score`` for the game that led to ``state``.
 
-        Raises ``OSError`` or :class:`~fuseki.gtp.client.GtpClientError` on trouble.
+        Raises ``OSError`` or :class:`~fuseki.engines.gtp_client.GtpClientError` on trouble.
         """
         if self._client is None or not self._client.is_alive:
             self._client = GtpClient(self.argv, timeout=self.timeout)

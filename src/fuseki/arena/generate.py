@@ -12,8 +12,8 @@ so we make our own (the book does the same in chapter 6 with
   every game at level 10. The moves are checked
   by our rules engine and the finished game is scored by a GNU Go referee's
   ``final_score``: all of this is the match runner's machinery
-  (:class:`~fuseki.gtp.match.Engine`, :func:`~fuseki.gtp.match.play_gtp_game`,
-  :class:`~fuseki.gtp.match.Referee`).
+  (:class:`~fuseki.arena.gtp_match.Engine`, :func:`~fuseki.arena.gtp_match.play_gtp_game`,
+  :class:`~fuseki.arena.gtp_match.Referee`).
 - ``engine="mcts"``: our MCTS plays itself in-process, ``playouts`` per move,
   after the same random opening; finished games are scored by our area count.
 
@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import hashlib
 import json
 import math
 import multiprocessing
@@ -55,6 +54,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.data.stats import RECIPE_FILE
+from fuseki.util.seeds import derive_seed
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
 from fuseki.go.state import Color, GameState, Move
 
@@ -75,7 +76,6 @@ __all__ = [
 ]
 
 ENGINES = ("gnugo", "mcts")
-RECIPE_FILE = "recipe.json"
 #: How often a GNU Go game that ends in an engine failure is tried again (with new seeds).
 ATTEMPTS = 3
 #: Seconds GNU Go (and the referee) may take to start and to answer anything but ``genmove``.
@@ -126,18 +126,6 @@ def format_levels(levels: Sequence[int]) -> str:
     if run:
         parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
     return ",".join(parts)
-
-
-def derive_seed(seed: int, *path: int) -> int:
-    """A seed in ``[1, 2**31 - 1]`` for ``path`` (game number, attempt, ...) under ``seed``.
-
-    A hash, so that neighbouring games get unrelated seeds and the values are
-    the same on every platform and Python version. Never 0 (some engines read
-    0 as "seed from the clock").
-    """
-    text = ":".join(str(int(x)) for x in (seed, *path)).encode("ascii")
-    value = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
-    return value % (2**31 - 1) + 1
 
 
 def game_path(out_dir: str | os.PathLike[str], number: int) -> Path:
@@ -239,7 +227,7 @@ class GenerateSettings:
 
     def gnugo_argv(self) -> list[str]:
         """GNU Go in GTP mode with our scoring and ko rule (``--chinese-rules``, ``--positional-superko``)."""
-        from fuseki.gtp.match import resolve_command
+        from fuseki.engines.programs import resolve_command
 
         argv = resolve_command(self.gnugo) + ["--mode", "gtp"]
         rules = self.game_rules
@@ -420,7 +408,7 @@ def _git_commit() -> str | None:
 
 def _gnugo_version(settings: GenerateSettings) -> str | None:
     """``"GNU Go 3.8"`` as the engine answers ``name`` and ``version``; ``None`` if it does not start."""
-    from fuseki.gtp.client import GtpClient, GtpClientError
+    from fuseki.engines.gtp_client import GtpClient, GtpClientError
 
     try:
         with GtpClient(settings.gnugo_argv(), timeout=30) as gtp:
@@ -523,7 +511,7 @@ class _GnuGoPlayer:
     """
 
     def __init__(self, settings: GenerateSettings, out_dir: Path) -> None:
-        from fuseki.gtp.match import Engine, Referee
+        from fuseki.arena.gtp_match import Engine, Referee
 
         self.settings = settings
         self.out_dir = out_dir
@@ -535,7 +523,7 @@ class _GnuGoPlayer:
         self.referee = Referee(argv, timeout=SETUP_TIMEOUT)  # at GNU Go's default level, 10
 
     def play(self, number: int) -> GameDone:
-        from fuseki.gtp.match import Forfeit
+        from fuseki.arena.gtp_match import Forfeit
 
         started = time.monotonic()
         errors: list[str] = []
@@ -550,7 +538,7 @@ class _GnuGoPlayer:
         return GameDone(number, "", 0, "", "", time.monotonic() - started, error="; ".join(errors))
 
     def _play(self, plan: GamePlan, started: float, errors: list[str]) -> GameDone:
-        from fuseki.gtp.match import play_gtp_game
+        from fuseki.arena.gtp_match import play_gtp_game
 
         s = self.settings
         by_color = self.engines
@@ -626,7 +614,7 @@ _WORKER: _Player | None = None
 
 def _worker_init(settings: GenerateSettings, out_dir: str) -> None:
     global _WORKER
-    from fuseki.workers import exit_with_parent
+    from fuseki.util.workers import exit_with_parent
 
     exit_with_parent()
     _WORKER = _make_player(settings, Path(out_dir))
@@ -643,7 +631,7 @@ def _worker_play(number: int) -> GameDone:
 
 def _finished(out_dir: Path, number: int) -> GameDone | None:
     """The game stored by an earlier run, if its SGF is there, readable and has a result."""
-    from fuseki.gtp.match import parse_result
+    from fuseki.go.sgf import parse_result
 
     path = game_path(out_dir, number)
     if not path.exists():
@@ -678,7 +666,7 @@ def generate(
     out = Path(out_dir)
     recipe = _prepare(settings, out)
     if settings.engine == "gnugo":
-        from fuseki.gtp.match import program_exists
+        from fuseki.engines.programs import program_exists
 
         argv = settings.gnugo_argv()
         if not program_exists(argv):

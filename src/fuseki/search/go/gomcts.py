@@ -1,4 +1,4 @@
-"""Fast Monte Carlo tree search for Go: the Python side of :mod:`fuseki.search.gotree`.
+"""Fast Monte Carlo tree search for Go: the Python side of :mod:`fuseki.search.go.gotree`.
 
 :class:`GoMCTS` owns the tree arrays and the scratch space, turns a
 :class:`~fuseki.go.GameState` into a search root, runs simulations in
@@ -32,14 +32,14 @@ import numpy as np
 
 from fuseki.go import kernels as K
 from fuseki.go.ladder import LADDER_MAX_DEPTH, ladder_stack
-from fuseki.search import gotree as T
+from fuseki.search.go import gotree as T
 
 __all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo"]
 
 
 @dataclasses.dataclass(frozen=True)
 class MCTSConfig:
-    """Everything that shapes the search (see :mod:`fuseki.search.gotree` for the formulas).
+    """Everything that shapes the search (see :mod:`fuseki.search.go.gotree` for the formulas).
 
     Priors are virtual visits: ``prior_even`` visits, half won, for every
     move; the bonuses add won (or, for self-atari and first/second-line moves

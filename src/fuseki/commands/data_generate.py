@@ -18,7 +18,7 @@ from fuseki.cli import UserError, add_clock_argument, int_at_least, seconds
 
 
 def _levels(text: str) -> tuple[int, ...]:
-    from fuseki.data.generate import parse_levels
+    from fuseki.arena.generate import parse_levels
 
     try:
         return parse_levels(text)
@@ -68,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki.data.generate import GenerateSettings, RecipeMismatch, generate
+    from fuseki.arena.generate import GenerateSettings, RecipeMismatch, generate
 
     if args.engine == "mcts" and args.levels is not None:
         raise UserError("--levels is for --engine gnugo; our MCTS is set by --playouts")

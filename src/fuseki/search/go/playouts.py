@@ -11,7 +11,7 @@ random move they try, with set probabilities, local answers to the last move.
    extending (only if that gives at least two liberties) or by capturing a
    neighbour of it;
 2. **3×3 patterns** (``p_pat3``): an empty point next to the last move whose
-   neighbourhood matches a MoGo pattern (:mod:`fuseki.search.patterns`);
+   neighbourhood matches a MoGo pattern (:mod:`fuseki.search.go.patterns`);
 3. **random**: a legal move that does not fill an own eye.
 
 A candidate that puts its own string of two or more stones in atari is
@@ -54,13 +54,13 @@ from fuseki.go.kernels import (
     NBLOCKS,
     OK,
     WHITE,
-    _PAD,
-    _UNPAD,
-    _is_eye,
-    _legal_code_slow,
-    _place,
+    PAD,
+    UNPAD,
+    is_eye_padded,
+    legal_code_slow,
+    place_stone,
 )
-from fuseki.search.patterns import PAT3
+from fuseki.search.go.patterns import PAT3
 
 __all__ = ["heavy_playout", "light_playout", "pat3_match", "self_atari", "atari_moves", "playout_score"]
 
@@ -74,7 +74,7 @@ def _legal(buf: np.ndarray, q: int, color: int) -> bool:
         return False
     if buf[META + B_ENB * buf[M_NP] + q] > 0:
         return True
-    return _legal_code_slow(buf, q, color) == OK
+    return legal_code_slow(buf, q, color) == OK
 
 
 @njit(cache=True, inline="always")
@@ -262,7 +262,7 @@ def _commit(buf: np.ndarray, q: int, color: int, amaf: np.ndarray, step: int) ->
     """Play a checked move at padded ``q`` (or pass for ``q < 0``) and record it for AMAF.
 
     ``amaf[q]`` becomes ``(step << 2) | colour`` at the first play on ``q``
-    (see :func:`fuseki.search.gotree.run_simulations`).
+    (see :func:`fuseki.search.go.gotree.run_simulations`).
     """
     n = buf[M_N]
     if q < 0:
@@ -272,9 +272,9 @@ def _commit(buf: np.ndarray, q: int, color: int, amaf: np.ndarray, step: int) ->
     else:
         if amaf[q] == 0:
             amaf[q] = (step << 2) | color
-        _place(buf, q, color)
+        place_stone(buf, q, color)
         buf[M_PASSES] = 0
-        buf[M_LAST] = _UNPAD[n, q]
+        buf[M_LAST] = UNPAD[n, q]
     buf[M_TOMOVE] = 3 - color
     buf[M_MOVENUM] += 1
 
@@ -299,7 +299,7 @@ def _random_move(buf: np.ndarray, color: int, p_selfatari: float) -> int:
         if q != buf[M_KO]:
             if buf[enb + q] > 0:
                 ok = True
-            elif _legal_code_slow(buf, q, color) == OK and not _is_eye(buf, q, color):
+            elif legal_code_slow(buf, q, color) == OK and not is_eye_padded(buf, q, color):
                 ok = True
             if ok and p_selfatari > 0.0 and buf[enb + q] < 2:
                 if np.random.random() < p_selfatari and self_atari(buf, q, color):
@@ -372,7 +372,7 @@ def heavy_playout(
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
         lp = buf[M_LAST]
-        last = _PAD[n, lp] if 0 <= lp < n * n else -1
+        last = PAD[n, lp] if 0 <= lp < n * n else -1
         chosen = -1
         if last >= 0 and np.random.random() < p_capture:
             k = 0

@@ -3,8 +3,9 @@
 What ``fuseki eval``, the RL loop's gate and the rating tables report about a
 set of games: is A better than B (:func:`binomial_test`, the book's
 ``binom_test``), and by how many Elo points (:func:`elo_difference`, with the
-Wilson interval mapped to Elo by :func:`elo_interval`). Re-exported from
-:mod:`fuseki.train.evaluate`, where they first lived.
+Wilson interval mapped to Elo by :func:`elo_interval`), and the Wilson
+interval itself (:func:`wilson_interval`) that every match result carries.
+One home for them, so that no layer carries its own copy.
 
 >>> round(binomial_test(53, 100), 4)  # the book's example
 0.6173
@@ -17,15 +18,34 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from fuseki.gtp.match import wilson_interval
-
-__all__ = ["Z95", "binomial_test", "clip_score", "elo_difference", "elo_interval"]
+__all__ = ["Z95", "binomial_test", "clip_score", "elo_difference", "elo_interval", "wilson_interval"]
 
 #: The two-sided 95 % normal quantile (the same as the match runner's).
 Z95 = 1.959963984540054
 #: Relative tolerance when comparing probabilities of outcomes in the binomial
 #: test with a non-1/2 ``p`` (the same as SciPy's, so both agree on ties).
 _REL_TOL = 1e-7
+
+
+def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a win rate of ``wins / games`` (95 % by default).
+
+    ``wins`` may be fractional (a draw counts half). With no games the interval
+    is the whole of ``[0, 1]``.
+
+    >>> [round(x, 4) for x in wilson_interval(0, 4)]
+    [0.0, 0.4899]
+    """
+    if games <= 0:
+        return (0.0, 1.0)
+    p = wins / games
+    z2 = z * z
+    denom = 1.0 + z2 / games
+    centre = (p + z2 / (2 * games)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / games + z2 / (4 * games * games)) / denom
+    lo = 0.0 if wins <= 0 else max(0.0, centre - half)
+    hi = 1.0 if wins >= games else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def binomial_test(wins: int, games: int, p: float = 0.5, *, alternative: str = "two-sided") -> float:

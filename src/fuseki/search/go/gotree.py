@@ -59,16 +59,16 @@ from fuseki.go.kernels import (
     NBLOCKS,
     OK,
     WHITE,
-    _PAD,
-    _UNPAD,
-    _is_eye,
-    _legal_code_slow,
-    _place,
+    PAD,
+    UNPAD,
+    is_eye_padded,
+    legal_code_slow,
+    place_stone,
     area_score,
     play,
 )
-from fuseki.go.ladder import _ladder_search, _two_liberties
-from fuseki.search.playouts import (
+from fuseki.go.ladder import ladder_search, two_liberties
+from fuseki.search.go.playouts import (
     _atari_liberty,
     atari_moves,
     heavy_playout,
@@ -232,25 +232,25 @@ def expand(
                                 escaped = True
                         if escaped:
                             lbufs[0, :] = buf
-                            if play(lbufs[0], _UNPAD[n, lib]) >= 0:
-                                cnt, _l1, _l2 = _two_liberties(lbufs[0], q)
-                                if cnt == 2 and _ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
+                            if play(lbufs[0], UNPAD[n, lib]) >= 0:
+                                cnt, _l1, _l2 = two_liberties(lbufs[0], q)
+                                if cnt == 2 and ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
                                     # Extending only runs into a ladder: a lost move, not a save.
                                     pn_add[lib] += prm[P_PRIOR_SELFATARI] - bonus
                                     pw_add[lib] -= bonus
                 elif ladders and b == opp:
-                    cnt, l1, l2 = _two_liberties(buf, q)
+                    cnt, l1, l2 = two_liberties(buf, q)
                     if cnt == 2:
                         for a in (l1, l2):
                             lbufs[0, :] = buf
-                            if play(lbufs[0], _UNPAD[n, a]) >= 0 and lbufs[0, META + q] == opp:
-                                if _ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
+                            if play(lbufs[0], UNPAD[n, a]) >= 0 and lbufs[0, META + q] == opp:
+                                if ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
                                     pn_add[a] += bonus
                                     pw_add[a] += bonus
         last = buf[M_LAST]
         have_cfg = 0 <= last < n2
         if have_cfg:
-            _cfg_distances(buf, _PAD[n, last], dist, cand)
+            _cfg_distances(buf, PAD[n, last], dist, cand)
     k = 0
     enb = META + B_ENB * np_
     for e in range(ne):
@@ -258,11 +258,11 @@ def expand(
         if q == buf[M_KO]:
             continue
         if buf[enb + q] == 0:
-            if _legal_code_slow(buf, q, color) != OK or _is_eye(buf, q, color):
+            if legal_code_slow(buf, q, color) != OK or is_eye_padded(buf, q, color):
                 continue
         row = first + k
         k += 1
-        ti[row, T_MOVE] = _UNPAD[n, q]
+        ti[row, T_MOVE] = UNPAD[n, q]
         ti[row, T_FIRST] = -1
         ti[row, T_NCHILD] = 0
         pn = even
@@ -438,15 +438,15 @@ def run_simulations(
             m = ti[child, T_MOVE]
             color = work[M_TOMOVE]
             lp = work[M_LAST]
-            prev = _PAD[n, lp] if 0 <= lp < n2 else -1
+            prev = PAD[n, lp] if 0 <= lp < n2 else -1
             if m == n2:
                 work[M_PASSES] += 1
                 work[M_KO] = -1
             else:
-                q = _PAD[n, m]
+                q = PAD[n, m]
                 if amaf[q] == 0:
                     amaf[q] = (depth << 2) | color
-                _place(work, q, color)
+                place_stone(work, q, color)
                 work[M_PASSES] = 0
             work[M_LAST] = m
             work[M_TOMOVE] = 3 - color
@@ -518,7 +518,7 @@ def run_simulations(
                     mv = ti[j, T_MOVE]
                     if mv < 0 or mv >= n2:
                         continue
-                    a = amaf[_PAD[n, mv]]
+                    a = amaf[PAD[n, mv]]
                     if a != 0 and (a & 3) == to_move and (a >> 2) >= d:
                         tf[j, F_AN] += 1.0
                         tf[j, F_AW] += res

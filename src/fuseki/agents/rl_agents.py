@@ -3,7 +3,7 @@
 Each follows the :class:`~fuseki.agents.base.Agent` protocol
 (``select_move(state) -> Move``) and, when a collector is attached
 (:meth:`set_collector`, as in listing 9.17), records every decision it makes
-into an :class:`~fuseki.train.experience.ExperienceCollector`.
+into an :class:`~fuseki.data.experience.ExperienceCollector`.
 
 - :class:`PolicyAgent` (ch. 9-10, listing 9.12): a policy network's move
   probabilities, clipped to ``[1e-5, 1 - 1e-5]`` (the book's ``clip_probs``),
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from fuseki.agents.agent_file import AgentFileInfo
     from fuseki.encoders.base import Encoder
     from fuseki.go.state import GameState, Move
-    from fuseki.train.experience import ExperienceCollector
+    from fuseki.data.experience import ExperienceCollector
 
 __all__ = [
     "AC_EPS",
