@@ -3,7 +3,9 @@
 Frontends (``fuseki play``, ``fuseki watch``, GTP, the web UI) know only this
 module: they ask :func:`make_agent` for an agent by the name a user typed and
 call ``select_move``. That keeps every frontend working unchanged when a new
-kind of agent (MCTS, a policy network, ...) registers itself.
+kind of agent (MCTS, a policy network, ...) is registered (:data:`AGENTS`, a
+lazy :class:`~fuseki.util.registry.Registry`; the built-in agents are listed
+in :mod:`fuseki.agents`).
 
 >>> sorted(available_agents())  # doctest: +SKIP
 ['random', 'uniform']

@@ -15,20 +15,27 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from fuseki.encoders.base import ENCODERS, Encoder, EncoderError, available_encoders, get_encoder, register_encoder
+from fuseki.encoders.base import (
+    ENCODERS,
+    Encoder,
+    EncoderError,
+    available_encoders,
+    get_encoder,
+    register_encoder,
+)
 
 __all__ = [
     "ENCODERS",
+    "AlphaGoEncoder",
     "Encoder",
     "EncoderError",
-    "available_encoders",
-    "get_encoder",
-    "register_encoder",
     "OnePlaneEncoder",
     "SevenPlaneEncoder",
     "SimpleEncoder",
-    "AlphaGoEncoder",
     "ZeroEncoder",
+    "available_encoders",
+    "get_encoder",
+    "register_encoder",
 ]
 
 _CLASSES = {

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from fuseki.go.coords import Point
     from fuseki.go.state import GameState
 
-__all__ = ["ENCODERS", "Encoder", "EncoderError", "register_encoder", "get_encoder", "available_encoders"]
+__all__ = ["ENCODERS", "Encoder", "EncoderError", "available_encoders", "get_encoder", "register_encoder"]
 
 
 @runtime_checkable
@@ -68,15 +68,15 @@ class Encoder(Protocol):
         """Number of move classes: ``num_points``, plus one where pass is a class."""
         ...
 
-    def encode(self, state: "GameState") -> np.ndarray:
+    def encode(self, state: GameState) -> np.ndarray:
         """The planes of ``state`` from the point of view of the player to move, ``uint8``, shape :attr:`shape`."""
         ...
 
-    def encode_point(self, point: "Point") -> int:
+    def encode_point(self, point: Point) -> int:
         """``Point(row, col)`` -> class index ``row * size + col``."""
         ...
 
-    def decode_point_index(self, index: int) -> "Point":
+    def decode_point_index(self, index: int) -> Point:
         """Class index -> ``Point``; raises ``ValueError`` for pass or out of range."""
         ...
 
