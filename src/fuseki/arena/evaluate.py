@@ -78,6 +78,7 @@ from fuseki.arena.gtp_match import (
     settings_diffs,
 )
 # The statistics live in fuseki.util.stats; importing them here keeps the old names working.
+from fuseki.util.errors import FusekiError
 from fuseki.util.seeds import derive_seed
 from fuseki.util.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
 
@@ -450,7 +451,7 @@ def play_game(agents: Mapping[Color, Agent], state: GameState, *, move_cap: int,
 # ---- settings -------------------------------------------------------------------------
 
 
-class EvalSettingsMismatch(ValueError):
+class EvalSettingsMismatch(FusekiError, ValueError):
     """The SGF folder holds an evaluation with other settings; resuming would mix two of them."""
 
 

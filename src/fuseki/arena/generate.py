@@ -55,6 +55,7 @@ from typing import Any, ClassVar, Protocol
 
 from fuseki.go.rules import KoRule, Rules, Scoring
 from fuseki.data.stats import RECIPE_FILE
+from fuseki.util.errors import FusekiError
 from fuseki.util.seeds import derive_seed
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
 from fuseki.go.state import Color, GameState, Move
@@ -82,7 +83,7 @@ ATTEMPTS = 3
 SETUP_TIMEOUT = 30.0
 
 
-class RecipeMismatch(ValueError):
+class RecipeMismatch(FusekiError, ValueError):
     """The output folder holds a corpus made with other settings."""
 
 

@@ -55,6 +55,7 @@ from fuseki.go.rules import Rules, Scoring
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.engines.programs import program_exists, resolve_command
+from fuseki.util.errors import FusekiError
 from fuseki.util.stats import wilson_interval
 from fuseki.engines.gtp_client import (
     GtpClient,
@@ -115,7 +116,7 @@ def settings_diffs(cls: type, theirs: dict[str, Any], mine: dict[str, Any]) -> l
     ]
 
 
-class MatchSettingsMismatch(ValueError):
+class MatchSettingsMismatch(FusekiError, ValueError):
     """The SGF folder holds a match with other settings; resuming it would mix two matches."""
 
 

@@ -40,6 +40,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fuseki.util.atomic import sha256_file, write_json_atomic
+from fuseki.util.errors import FusekiError
 
 if TYPE_CHECKING:
     from fuseki.data.kgs import Archive
@@ -56,7 +57,7 @@ MAGIC: dict[str, tuple[bytes, ...]] = {
 }
 
 
-class DataSourceError(OSError):
+class DataSourceError(FusekiError, OSError):
     """A download or index fetch failed; the message is one line for the user."""
 
 

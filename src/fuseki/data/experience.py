@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.errors import FusekiError
+
 __all__ = [
     "EXPERIENCE_FORMAT",
     "EXPERIENCE_VERSION",
@@ -67,7 +69,7 @@ EXPERIENCE_VERSION = 1
 _ARRAYS = ("states", "actions", "rewards", "advantages")
 
 
-class ExperienceError(ValueError):
+class ExperienceError(FusekiError, ValueError):
     """An experience file that cannot be used (missing, truncated, foreign, too new), or buffers that do not agree."""
 
 

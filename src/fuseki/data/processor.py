@@ -76,6 +76,7 @@ import numpy as np
 from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
 from fuseki.data.sampler import Split, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
+from fuseki.util.errors import FusekiError
 
 __all__ = [
     "FORMAT",
@@ -112,7 +113,7 @@ LABEL_DTYPE = np.int16
 SKIP_KINDS = ("bad_sgf", "illegal_move", "board_size", "test_double", "players")
 
 
-class ProcessError(ValueError):
+class ProcessError(FusekiError, ValueError):
     """The output folder cannot be used for this run (another plan, another process)."""
 
 

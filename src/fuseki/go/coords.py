@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from fuseki.util.errors import FusekiError
+
 MIN_SIZE = 2
 MAX_SIZE = 25
 
@@ -36,7 +38,7 @@ GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-class CoordinateError(ValueError):
+class CoordinateError(FusekiError, ValueError):
     """A coordinate that does not name a point of the board."""
 
 

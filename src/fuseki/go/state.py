@@ -35,6 +35,7 @@ from fuseki.go.coords import (
 )
 from fuseki.go.handicap import fixed_handicap, max_free_handicap
 from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.util.errors import FusekiError
 
 
 class Color(enum.IntEnum):
@@ -109,7 +110,7 @@ class Move:
         return f"({self.point.row}, {self.point.col})"  # type: ignore[union-attr]
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(FusekiError, ValueError):
     """A move the rules forbid. ``reason`` is one short word or phrase.
 
     Reasons: ``occupied``, ``suicide``, ``ko``, ``superko``, ``off board``,

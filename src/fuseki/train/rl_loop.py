@@ -58,6 +58,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from fuseki.util.errors import FusekiError
+
 __all__ = [
     "LOOP_FILE",
     "METHODS",
@@ -98,7 +100,7 @@ DEFAULT_EVAL_TEMPERATURE = {"policy": 0.0, "ac": 0.0, "q": 0.05}
 STEPS = ("selfplay", "train", "eval", "done")
 
 
-class LoopMismatch(ValueError):
+class LoopMismatch(FusekiError, ValueError):
     """The loop folder holds a loop made with other settings or another start file."""
 
 

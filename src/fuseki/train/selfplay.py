@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from fuseki.util.errors import FusekiError
 from fuseki.util.seeds import derive_seed
 
 __all__ = [
@@ -79,7 +80,7 @@ EXPERIENCE_FILE = "experience.npz"
 DEFAULT_TEMPERATURE = {"policy": 0.0, "ac": 0.0, "q": 0.5}
 
 
-class SelfPlayMismatch(ValueError):
+class SelfPlayMismatch(FusekiError, ValueError):
     """The output folder holds self-play made with other settings or other agent files."""
 
 

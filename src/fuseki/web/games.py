@@ -25,6 +25,7 @@ import numpy as np
 
 from fuseki.deadstones.scorer import METHODS
 from fuseki.go.coords import CoordinateError, to_gtp
+from fuseki.util.errors import FusekiError
 from fuseki.util.seeds import derive_seed
 from fuseki.go.rules import PRESETS, Rules
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
@@ -67,7 +68,7 @@ SCORE_PLAYOUTS = 200
 DEAD_STONES: tuple[str, ...] = METHODS
 
 
-class SettingsError(ValueError):
+class SettingsError(FusekiError, ValueError):
     """Game settings that cannot be used (HTTP 422)."""
 
 
