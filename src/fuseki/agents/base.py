@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from fuseki.util.errors import InputError
 from fuseki.util.registry import Registry
 
 if TYPE_CHECKING:  # the rules engine pulls in Numba; type checkers need only the names
@@ -109,7 +110,7 @@ def parse_option(item: str) -> tuple[str, object]:
     key, sep, text = item.partition("=")
     key = key.strip().replace("-", "_")
     if not sep or not key.isidentifier():
-        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        raise InputError(f"expected KEY=VALUE, got {item!r}")
     low = text.strip().lower()
     if low in ("true", "yes", "on"):
         return key, True

@@ -32,6 +32,7 @@ from fuseki.go.coords import Point
 from fuseki.go.state import Color, Move
 from fuseki.search.minimax import SearchResult, TranspositionTable, alphabeta
 from fuseki.search.uct import UCTResult, uct_search
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -82,7 +83,7 @@ class AlphaBetaAgent:
 
     def __init__(self, depth: int = 2, seed: int | None = None) -> None:
         if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be a positive int, got {depth!r}")
+            raise InputError(f"depth must be a positive int, got {depth!r}")
         self.depth = depth
         self._rng = random.Random(seed)
         self._tt = TranspositionTable()

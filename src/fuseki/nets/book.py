@@ -52,6 +52,7 @@ import torch
 from torch import nn
 
 from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
 __all__ = [
     "BOOK_CONV_LAYERS",
@@ -99,17 +100,17 @@ def _activation(name: str) -> nn.Module:
     try:
         return _ACTIVATIONS[name]()
     except KeyError:
-        raise ValueError(f"unknown activation {name!r}; choose one of {', '.join(_ACTIVATIONS)}") from None
+        raise InputError(f"unknown activation {name!r}; choose one of {', '.join(_ACTIVATIONS)}") from None
 
 
 def _check_init(init: str) -> None:
     if init not in ("keras", "torch"):
-        raise ValueError(f"init must be 'keras' or 'torch', got {init!r}")
+        raise InputError(f"init must be 'keras' or 'torch', got {init!r}")
 
 
 def _check_dropout(dropout: float) -> None:
     if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be at least 0 and below 1, got {dropout}")
+        raise InputError(f"dropout must be at least 0 and below 1, got {dropout}")
 
 
 class FullyConnected(nn.Module):
@@ -129,7 +130,7 @@ class FullyConnected(nn.Module):
         _check_init(init)
         _check_dropout(dropout)
         if not hidden or any(int(h) < 1 for h in hidden):
-            raise ValueError(f"hidden must list at least one positive layer width, got {hidden!r}")
+            raise InputError(f"hidden must list at least one positive layer width, got {hidden!r}")
         layers: list[nn.Module] = [nn.Flatten()]
         width = in_planes * size * size
         for h in hidden:
@@ -165,7 +166,7 @@ class Chapter6CNN(nn.Module):
         _check_dropout(dropout)
         side = size // 2 if pool else size  # Keras' MaxPooling2D, like nn.MaxPool2d, floors: 9 -> 4
         if side < 1:
-            raise ValueError(f"a {size}×{size} board is too small to pool")
+            raise InputError(f"a {size}×{size} board is too small to pool")
         self.layers = nn.Sequential(
             nn.Conv2d(in_planes, filters, 3, padding=1),
             nn.ReLU(),
@@ -212,7 +213,7 @@ class BookCNN(nn.Module):
         channels = in_planes
         for filters, kernel in layers:
             if kernel % 2 != 1:
-                raise ValueError(f"kernel sizes must be odd to keep the board size, got {kernel}")
+                raise InputError(f"kernel sizes must be odd to keep the board size, got {kernel}")
             modules += [nn.Conv2d(channels, filters, kernel, padding=kernel // 2), nn.ReLU()]
             channels = filters
         modules += [nn.Flatten(), nn.Linear(channels * size * size, hidden), nn.ReLU()]

@@ -36,6 +36,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
 __all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network", "residual_network"]
 
@@ -82,7 +83,7 @@ class ResidualNet(nn.Module):
     ) -> None:
         super().__init__()
         if blocks < 0 or channels < 1 or policy_channels < 1 or value_hidden < 1:
-            raise ValueError("blocks must be at least 0, and channels and head widths at least 1")
+            raise InputError("blocks must be at least 0, and channels and head widths at least 1")
         self.stem = ConvBN(in_planes, channels, 3)
         self.tower = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.policy = nn.Sequential(

@@ -49,6 +49,7 @@ from torch import nn
 
 from fuseki.nets.book import keras_init
 from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
 __all__ = ["ActorCriticNetwork", "QNetwork", "ac_network", "q_network"]
 
@@ -58,13 +59,13 @@ def _trunk(in_planes: int, layers: Sequence[Sequence[int]]) -> tuple[nn.Sequenti
     modules: list[nn.Module] = []
     channels = in_planes
     if not layers:
-        raise ValueError("layers must list at least one (filters, kernel) convolution")
+        raise InputError("layers must list at least one (filters, kernel) convolution")
     for entry in layers:
         if len(entry) != 2:
-            raise ValueError(f"each layer is (filters, kernel), got {entry!r}")
+            raise InputError(f"each layer is (filters, kernel), got {entry!r}")
         filters, kernel = int(entry[0]), int(entry[1])
         if filters < 1 or kernel < 1 or kernel % 2 != 1:
-            raise ValueError(f"a layer needs at least one filter and an odd kernel, got {entry!r}")
+            raise InputError(f"a layer needs at least one filter and an odd kernel, got {entry!r}")
         modules += [nn.Conv2d(channels, filters, kernel, padding=kernel // 2), nn.ReLU()]
         channels = filters
     return nn.Sequential(*modules), channels
@@ -72,10 +73,10 @@ def _trunk(in_planes: int, layers: Sequence[Sequence[int]]) -> tuple[nn.Sequenti
 
 def _check(init: str, **widths: int) -> None:
     if init not in ("keras", "torch"):
-        raise ValueError(f"init must be 'keras' or 'torch', got {init!r}")
+        raise InputError(f"init must be 'keras' or 'torch', got {init!r}")
     for name, value in widths.items():
         if int(value) < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
+            raise InputError(f"{name} must be at least 1, got {value}")
 
 
 class QNetwork(nn.Module):

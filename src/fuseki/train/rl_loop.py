@@ -58,7 +58,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fuseki.util.errors import FusekiError
+from fuseki.util.errors import FusekiError, InputError
 
 __all__ = [
     "LOOP_FILE",
@@ -149,27 +149,27 @@ class LoopSettings:
         from fuseki.go.rules import Rules
 
         if self.method not in METHODS:
-            raise ValueError(f"unknown method {self.method!r}; one of {', '.join(METHODS)}")
+            raise InputError(f"unknown method {self.method!r}; one of {', '.join(METHODS)}")
         for name in ("games", "eval_games", "window", "chunk_size", "dead_playouts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name.replace('_', ' ')} must be a whole number of at least 1, got {value!r}")
+                raise InputError(f"{name.replace('_', ' ')} must be a whole number of at least 1, got {value!r}")
         if not (isinstance(self.alpha, (int, float)) and 0 < self.alpha < 1):
-            raise ValueError(f"alpha (the significance level) must be between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha (the significance level) must be between 0 and 1, got {self.alpha!r}")
         for name in ("temperature", "eval_temperature"):
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and 0 <= value <= 1):
-                raise ValueError(f"{name.replace('_', ' ')} (the chance of a random move) must be from 0 to 1, got {value}")
+                raise InputError(f"{name.replace('_', ' ')} (the chance of a random move) must be from 0 to 1, got {value}")
         if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"the learning rate must be a positive number, got {self.lr}")
+            raise InputError(f"the learning rate must be a positive number, got {self.lr}")
         if self.clipnorm is not None and not (math.isfinite(self.clipnorm) and self.clipnorm >= 0):
-            raise ValueError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
+            raise InputError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
         for name in ("batch_size", "epochs", "max_moves"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise ValueError(f"{name.replace('_', ' ')} must be at least 1, got {value}")
+                raise InputError(f"{name.replace('_', ' ')} must be at least 1, got {value}")
         if self.komi is not None and not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         Rules.preset(self.rules)
 
     @property
@@ -206,7 +206,7 @@ class EvalRecord:
         for name in ("wins", "losses", "draws"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a whole number of 0 or more, got {value!r}")
+                raise InputError(f"{name} must be a whole number of 0 or more, got {value!r}")
 
     @property
     def games(self) -> int:
@@ -290,9 +290,9 @@ def _load_state(out: Path) -> dict[str, Any] | None:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
         if state.get("format") != FORMAT or not isinstance(state.get("settings"), dict):
-            raise ValueError("not a loop state")
+            raise InputError("not a loop state")
         if not isinstance(state.get("rounds"), list):
-            raise ValueError("no rounds")
+            raise InputError("no rounds")
     except (ValueError, AttributeError) as e:
         raise LoopMismatch(f"{path} is not a fuseki rl-loop state file ({e}); use another --out") from None
     if state.get("version", 0) > VERSION:
@@ -308,14 +308,14 @@ def _prepare(settings: LoopSettings, out: Path, rounds: int) -> dict[str, Any]:
     start = resolve_agent_path(settings.agent)
     info = read_agent_info(start)
     if info.kind != settings.kind:
-        raise ValueError(
+        raise InputError(
             f"{start} is a {info.kind!r} agent file; --method {settings.method} trains {settings.kind!r} agents "
             f"(make one with `fuseki train {settings.method} --init`)"
         )
     sha = sha256_file(start)
     mine = settings.identity(sha)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"{out} exists and is not a folder")
+        raise InputError(f"{out} exists and is not a folder")
     state = _load_state(out)
     if state is not None:
         theirs = state["settings"]
@@ -580,9 +580,9 @@ def run_loop(
     from fuseki.agents.agent_file import read_agent_info
 
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a whole number of at least 1, got {rounds!r}")
+        raise InputError(f"rounds must be a whole number of at least 1, got {rounds!r}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     say = progress or (lambda line: None)
     out = Path(out_dir)
     state = _prepare(settings, out, rounds)

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fuseki.util.errors import FusekiError
+from fuseki.util.errors import FusekiError, InputError
 from fuseki.util.seeds import derive_seed
 
 __all__ = [
@@ -107,13 +107,13 @@ class SelfPlaySettings:
 
         Rules.preset(self.rules)
         if self.temperature is not None and not (math.isfinite(self.temperature) and 0 <= self.temperature <= 1):
-            raise ValueError(f"temperature (the chance of a random move) must be from 0 to 1, got {self.temperature}")
+            raise InputError(f"temperature (the chance of a random move) must be from 0 to 1, got {self.temperature}")
         if self.chunk_size < 1:
-            raise ValueError(f"the chunk size must be at least 1 game, got {self.chunk_size}")
+            raise InputError(f"the chunk size must be at least 1 game, got {self.chunk_size}")
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         if self.komi is not None and not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +154,7 @@ def _resolve(settings: SelfPlaySettings) -> _Plan:
     path = resolve_agent_path(settings.agent)
     info = read_agent_info(path)
     if info.kind not in KINDS:
-        raise ValueError(f"{path}: a {info.kind!r} agent file; self-play needs one of kind {', '.join(KINDS)}")
+        raise InputError(f"{path}: a {info.kind!r} agent file; self-play needs one of kind {', '.join(KINDS)}")
     identity: dict[str, Any] = {
         "agent_sha256": sha256_file(path),
         "kind": info.kind,
@@ -166,9 +166,9 @@ def _resolve(settings: SelfPlaySettings) -> _Plan:
         path2 = resolve_agent_path(settings.agent2)
         info2 = read_agent_info(path2)
         if info2.kind not in KINDS:
-            raise ValueError(f"{path2}: a {info2.kind!r} agent file; the opponent must be one of kind {', '.join(KINDS)}")
+            raise InputError(f"{path2}: a {info2.kind!r} agent file; the opponent must be one of kind {', '.join(KINDS)}")
         if info2.board_size != info.board_size:
-            raise ValueError(
+            raise InputError(
                 f"the agents play different boards: {path} {info.board_size}x{info.board_size}, "
                 f"{path2} {info2.board_size}x{info2.board_size}"
             )
@@ -501,9 +501,9 @@ def selfplay(
     from fuseki.data.experience import ExperienceBuffer, combine_experience
 
     if isinstance(games, bool) or games < 1:
-        raise ValueError(f"the number of games must be at least 1, got {games}")
+        raise InputError(f"the number of games must be at least 1, got {games}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     say = progress or (lambda line: None)
     out = Path(out_dir)
     plan = _resolve(settings)

@@ -18,8 +18,16 @@ True
 
 from __future__ import annotations
 
-__all__ = ["FusekiError"]
+__all__ = ["FusekiError", "InputError"]
 
 
 class FusekiError(Exception):
     """An error caused by the user's input (a file, a flag, a move, a name), not by a bug in fuseki."""
+
+
+class InputError(FusekiError, ValueError):
+    """A value the user gave that cannot be used: a flag, an option, a setting, a file's content.
+
+    A ``ValueError`` too, so code that catches ``ValueError`` (and the tests
+    that expect one) keep working; the command line shows it as one line.
+    """

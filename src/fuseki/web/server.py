@@ -32,6 +32,7 @@ from fastapi import HTTPException, Request
 
 from fuseki.go.sgf import GameRecord, read_sgf
 from fuseki.go.state import GameState
+from fuseki.util.errors import InputError
 from fuseki.web import games
 from fuseki.web.games import GameConflict, SettingsError
 from fuseki.web.store import Store
@@ -52,9 +53,9 @@ class Workers:
 
     def __init__(self, n: int = 2, kind: str = "process") -> None:
         if n < 1:
-            raise ValueError(f"workers must be at least 1, got {n}")
+            raise InputError(f"workers must be at least 1, got {n}")
         if kind not in ("process", "thread"):
-            raise ValueError(f"executor must be 'process' or 'thread', got {kind!r}")
+            raise InputError(f"executor must be 'process' or 'thread', got {kind!r}")
         self.n = n
         self.kind = kind
         self._pool: concurrent.futures.Executor | None = None
