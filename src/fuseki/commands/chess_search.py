@@ -103,7 +103,7 @@ def _print_mcts(result: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuseki import chess_classics as cc
+    from fuseki.chess import classics as cc
 
     if args.experiment not in EXPERIMENTS:  # argparse checks; kept for callers building args by hand
         raise UserError(f"unknown experiment {args.experiment!r}; known: {', '.join(EXPERIMENTS)}")

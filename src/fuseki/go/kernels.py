@@ -183,12 +183,12 @@ def _index_empties(buf: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def _hash_of(buf: np.ndarray) -> int:
+def _hash_of(buf: np.ndarray) -> np.int64:
     return np.int64(buf[M_HLO]) | (np.int64(buf[M_HHI]) << 31)
 
 
 @njit(cache=True, inline="always")
-def _set_hash(buf: np.ndarray, h: int) -> None:
+def _set_hash(buf: np.ndarray, h: int | np.int64) -> None:
     buf[M_HLO] = np.int32(h & 0x7FFFFFFF)
     buf[M_HHI] = np.int32((h >> 31) & 0x7FFFFFFF)
 
@@ -196,11 +196,11 @@ def _set_hash(buf: np.ndarray, h: int) -> None:
 @njit(cache=True)
 def board_hash(buf: np.ndarray) -> int:
     """The position's 62-bit Zobrist hash (stones only)."""
-    return _hash_of(buf)
+    return _hash_of(buf)  # type: ignore[return-value]  # Numba returns a Python int
 
 
 @njit(cache=True, inline="always")
-def _in_atari(buf: np.ndarray, np_: int, root: int) -> bool:
+def _in_atari(buf: np.ndarray, np_: int, root: int) -> bool | np.bool_:
     """True when the string has exactly one liberty (see module docstring)."""
     pl = np.int64(buf[META + B_PLIB * np_ + root])
     s = np.int64(buf[META + B_LSUM * np_ + root])
@@ -418,8 +418,8 @@ def play(buf: np.ndarray, p: int) -> int:
     buf[M_MOVENUM] += 1
     fill_legal(buf)
     if buf[M_PASSES] >= 2:
-        return _hash_of(buf) | OVER_BIT
-    return _hash_of(buf)
+        return _hash_of(buf) | OVER_BIT  # type: ignore[return-value]  # an int64 in Numba, an int to callers
+    return _hash_of(buf)  # type: ignore[return-value]
 
 
 @njit(cache=True)

@@ -194,7 +194,8 @@ def _benson_color(stones: np.ndarray, color: int) -> np.ndarray:
             border[g] |= adj
             if stones[r, c] == K.EMPTY:
                 empties[g] += 1
-                vital_to[g] = adj if vital_to[g] is None else (vital_to[g] & adj)
+                seen = vital_to[g]
+                vital_to[g] = adj if seen is None else (seen & adj)
     alive = set(chain_ids)
     healthy = {g for g in region_ids if empties[g] > 0}
     while True:

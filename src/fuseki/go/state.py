@@ -245,6 +245,11 @@ class GameState:
     _b: np.ndarray | None
     _g: "_Game"
     parent: "GameState | None"
+    _hist: "_History | None"
+    _hlen: int
+    _over: int
+    _move: int
+    _keep: bool
 
     # ---- construction -------------------------------------------------
 
@@ -480,7 +485,7 @@ class GameState:
             if not (0 <= r < self.size and 0 <= c < self.size):
                 raise IllegalMoveError("off board", move, f"{tuple(move)} is off the {self.size}x{self.size} board")
             return r * self.size + c
-        return int(move)
+        return int(move)  # type: ignore[arg-type]  # an int or a NumPy integer here
 
     def play(self, move: "Move | int | Point") -> "GameState":
         """The state after the player to move plays ``move``.
@@ -489,9 +494,9 @@ class GameState:
         """
         tm = type(move)
         if tm is int:
-            p = move
+            p: int = move  # type: ignore[assignment]  # tested by type() above: the fast path takes no isinstance
         elif tm is _I32 or tm is _I64 or isinstance(move, np.integer):
-            p = int(move)
+            p = int(move)  # type: ignore[arg-type]  # a NumPy integer here
         else:
             p = self.move_index(move)
         if self._over:

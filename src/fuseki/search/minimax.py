@@ -345,13 +345,13 @@ def alphabeta(
     hits_before = table.hits if table is not None else 0
     counts = [0]
 
-    def ordered(s: Any, moves: list, tt_move: Any) -> Iterable[Any]:
-        if order is not None:
-            moves = list(order(s, moves))
-        if tt_move is not None and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        return moves
+    def ordered(s: Any, moves: Sequence[Any], tt_move: Any) -> list[Any]:
+        # A new list: the game's own list of legal moves is never reordered in place.
+        out = list(order(s, moves)) if order is not None else list(moves)
+        if tt_move is not None and tt_move in out:
+            out.remove(tt_move)
+            out.insert(0, tt_move)
+        return out
 
     def search(s: Any, d: float, alpha: float, beta: float, ply: int) -> tuple[float, tuple]:
         if s.is_over():
@@ -416,6 +416,7 @@ def alphabeta(
     if table is not None:
         e = table.get(state.key)
         tt_move = e.move if e is not None else None
+    moves: Sequence[Any]
     if root_moves is not None:
         moves = list(root_moves)
         if not moves:
@@ -427,7 +428,8 @@ def alphabeta(
         if order is not None or tt_move is not None:
             moves = ordered(state, moves, tt_move)
     counts.append(0)
-    best, line = -INF, ()
+    best = -INF
+    line: tuple[Any, ...] = ()
     for m in moves:
         counts[1] += 1
         a = root_alpha if full_window_at_root else alpha

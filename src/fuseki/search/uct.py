@@ -186,10 +186,11 @@ def uct_search(
         # 3. roll out
         rewards = rollout(node.state, rng, rollout_policy, max_rollout_length, evaluate)
         # 4. back up
-        while node is not None:
-            node.visits += 1
-            node.wins += rewards[node.player]
-            node = node.parent
+        up: UCTNode | None = node
+        while up is not None:
+            up.visits += 1
+            up.wins += rewards[up.player]
+            up = up.parent
         done += 1
     stats = [MoveStats(ch.move, ch.visits, ch.wins / ch.visits) for ch in root.children]
     # Most visits wins; ties go to the move first in legal_moves() order (children are in that order).
