@@ -7,8 +7,8 @@ kind of agent (MCTS, a policy network, ...) is registered (:data:`AGENTS`, a
 lazy :class:`~fuseki.util.registry.Registry`; the built-in agents are listed
 in :mod:`fuseki.agents`).
 
->>> sorted(available_agents())  # doctest: +SKIP
-['random', 'uniform']
+>>> {"random", "mcts", "policy"} <= set(available_agents())  # listed without importing any of them
+True
 >>> bot = make_agent("random", seed=1)
 >>> bot.name
 'random'
