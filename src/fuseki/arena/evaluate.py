@@ -78,7 +78,7 @@ from fuseki.arena.gtp_match import (
     settings_diffs,
 )
 # The statistics live in fuseki.util.stats; importing them here keeps the old names working.
-from fuseki.util.errors import FusekiError
+from fuseki.util.errors import FusekiError, InputError
 from fuseki.util.seeds import derive_seed
 from fuseki.util.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
 
@@ -135,11 +135,11 @@ def _parse_options(text: str, spec: str) -> tuple[tuple[str, object], ...]:
         try:
             key, value = parse_option(item)
         except ValueError:
-            raise ValueError(
+            raise InputError(
                 f"agent spec {spec!r}: options must be KEY=VALUE separated by commas, got {item!r}"
             ) from None
         if key in out:
-            raise ValueError(f"agent spec {spec!r}: option {key!r} is given twice")
+            raise InputError(f"agent spec {spec!r}: option {key!r} is given twice")
         out[key] = value
     return tuple(out.items())
 
@@ -202,12 +202,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
     from fuseki.agents import available_agents
 
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("an agent spec must not be empty")
+        raise InputError("an agent spec must not be empty")
     text = text.strip()
     if text.startswith("gtp:"):
         command = text[4:].strip()
         if not command:
-            raise ValueError(f"agent spec {text!r}: gtp: needs an engine command line, e.g. 'gtp:gnugo --mode gtp'")
+            raise InputError(f"agent spec {text!r}: gtp: needs an engine command line, e.g. 'gtp:gnugo --mode gtp'")
         resolve_command(command)  # ValueError for unbalanced quotes
         return AgentSpec(text, "gtp", command)
     if text.startswith("file:"):
@@ -216,7 +216,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if sep and "=" in tail and _is_agent_file(head):
             path, options = head, _parse_options(tail, text)
         if not _is_agent_file(path):
-            raise ValueError(f"agent spec {text!r}: no agent file {path!r}")
+            raise InputError(f"agent spec {text!r}: no agent file {path!r}")
         return AgentSpec(text, "file", path, options)
     # A registered name wins over a file of that name in the current folder
     # (``./random`` or ``file:random`` reaches the file).
@@ -230,7 +230,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     fhead, fsep, ftail = text.rpartition(":")
     if fsep and "=" in ftail and _is_agent_file(fhead):
         return AgentSpec(text, "file", fhead, _parse_options(ftail, text))
-    raise ValueError(
+    raise InputError(
         f"agent spec {text!r} names no registered agent ({', '.join(agents)}), no agent file, "
         "and is not gtp:COMMAND"
     )
@@ -276,8 +276,8 @@ def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
         try:
             return loader(spec.target, **options)
         except TypeError as e:
-            raise ValueError(f"agent spec {spec.text!r}: bad options for an agent file ({e})") from None
-    raise ValueError(f"agent spec {spec.text!r} is a GTP engine, not an in-process agent")
+            raise InputError(f"agent spec {spec.text!r}: bad options for an agent file ({e})") from None
+    raise InputError(f"agent spec {spec.text!r} is a GTP engine, not an in-process agent")
 
 
 def check_spec(spec: AgentSpec, size: int) -> None:
@@ -288,14 +288,14 @@ def check_spec(spec: AgentSpec, size: int) -> None:
     if spec.kind == "gtp":
         argv = resolve_command(spec.target)
         if not program_exists(argv):
-            raise ValueError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
+            raise InputError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
         return
     agent = build_agent(spec, 0)
     from fuseki.agents.base import board_size_problem
 
     problem = board_size_problem(f"agent spec {spec.text!r}", getattr(agent, "board_size", None), size)
     if problem:
-        raise ValueError(problem)
+        raise InputError(problem)
 
 
 # ---- GTP engines as agents ---------------------------------------------------------
@@ -411,7 +411,7 @@ class OwnershipScorer(OwnCount):
         model: str | os.PathLike[str] | None = None,
     ) -> None:
         if playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
+            raise InputError(f"playouts must be at least 1, got {playouts}")
         super().__init__(dead_stones, model=model, playouts=int(playouts), seed=seed)
         self.playouts = int(playouts)
         self.seed = seed
@@ -495,15 +495,15 @@ class EvalSettings:
         check_size(self.size)
         Rules.preset(self.rules)
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         if self.dead_playouts < 1:
-            raise ValueError(f"dead-stone playouts must be at least 1, got {self.dead_playouts}")
+            raise InputError(f"dead-stone playouts must be at least 1, got {self.dead_playouts}")
         if not (math.isfinite(self.move_time) and self.move_time > 0):
-            raise ValueError(f"move time must be a positive number of seconds, got {self.move_time}")
+            raise InputError(f"move time must be a positive number of seconds, got {self.move_time}")
         if self.dead_stones == "none":
-            raise ValueError("dead-stone estimate 'none' is not offered here; choose playouts or network")
+            raise InputError("dead-stone estimate 'none' is not offered here; choose playouts or network")
         check_dead_stones(self.dead_stones, self.dead_stones_model)
 
     def own_count(self, number: int) -> OwnershipScorer:
@@ -700,7 +700,7 @@ def run_games(
     main process, in the order games finish.
     """
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     from fuseki.go.sgf import save_sgf
 
     results: dict[int, GameOutcome] = {}
@@ -793,7 +793,7 @@ def prepare_dir(settings: EvalSettings, sgf_dir: Path) -> None:
 def plan_games(settings: EvalSettings, games: int, sgf_dir: Path | None) -> tuple[dict[int, GameOutcome], list[Job]]:
     """The games already finished in ``sgf_dir`` (by number) and the jobs still to play."""
     if games < 0:
-        raise ValueError(f"number of games must not be negative, got {games}")
+        raise InputError(f"number of games must not be negative, got {games}")
     if sgf_dir is not None:
         prepare_dir(settings, sgf_dir)
     done: dict[int, GameOutcome] = {}
@@ -1001,11 +1001,11 @@ def round_robin(
     """
     specs = [a.strip() if isinstance(a, str) else a for a in agents]
     if len(specs) < 2:
-        raise ValueError(f"a round robin needs at least two agents, got {len(specs)}")
+        raise InputError(f"a round robin needs at least two agents, got {len(specs)}")
     seen: set[str] = set()
     for spec in specs:
         if spec in seen:
-            raise ValueError(f"agent {spec!r} is given twice; each agent once")
+            raise InputError(f"agent {spec!r} is given twice; each agent once")
         seen.add(spec)
     folder = None if sgf_dir is None else Path(sgf_dir)
     pairs: list[tuple[int, int, EvalSettings]] = []

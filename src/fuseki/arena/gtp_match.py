@@ -55,7 +55,7 @@ from fuseki.go.rules import Rules, Scoring
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.engines.programs import program_exists, resolve_command
-from fuseki.util.errors import FusekiError
+from fuseki.util.errors import FusekiError, InputError
 from fuseki.util.stats import wilson_interval
 from fuseki.engines.gtp_client import (
     GtpClient,
@@ -162,18 +162,18 @@ class MatchSettings:
         check_size(self.size)
         Rules.preset(self.rules)  # ValueError for an unknown preset
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.handicap and not 2 <= self.handicap <= max_fixed_handicap(self.size):
-            raise ValueError(
+            raise InputError(
                 f"fixed handicap on {self.size}x{self.size} must be from 2 to "
                 f"{max_fixed_handicap(self.size)} stones (or 0), got {self.handicap}"
             )
         if not (math.isfinite(self.move_time) and self.move_time > 0):
-            raise ValueError(
+            raise InputError(
                 f"move time must be a positive number of seconds, got {self.move_time}"
             )
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         check_dead_stones(self.dead_stones, self.dead_stones_model)
 
     @property
@@ -440,9 +440,9 @@ class Engine:
 def check_dead_stones(method: str, model: str | None) -> None:
     """Raise ``ValueError`` for a dead-stone choice our count cannot use (the model file is read later)."""
     if method not in DEAD_STONE_CHOICES:
-        raise ValueError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(DEAD_STONE_CHOICES)}")
+        raise InputError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(DEAD_STONE_CHOICES)}")
     if model is not None and method != "network":
-        raise ValueError(f"a dead-stone model applies to the network estimate only, not to {method!r}")
+        raise InputError(f"a dead-stone model applies to the network estimate only, not to {method!r}")
 
 
 def scored_by(notes: str) -> str | None:
@@ -761,7 +761,7 @@ class Match:
     def run(self, games: int) -> MatchSummary:
         """Play (or reuse) games 1 to ``games`` and return the tally."""
         if games < 0:
-            raise ValueError(f"number of games must not be negative, got {games}")
+            raise InputError(f"number of games must not be negative, got {games}")
         self.prepare_dir()
         outcomes: list[GameOutcome] = []
         try:
