@@ -5,7 +5,9 @@ A command line or a web request that fails because of what the user gave it
 missing file) should say so in one line. Every other exception is a bug in
 fuseki and deserves a traceback and a bug report. :class:`FusekiError` is the
 line between the two: ``fuseki`` (``cli.py``) prints a ``FusekiError`` as one
-line with exit status 2 and lets anything else through.
+line with exit status 2, and anything else with its traceback and a request
+for a bug report (exit status 1). :class:`InputError` is the usual one: a
+value the user gave (a flag, an option, a file's content) that cannot be used.
 
 Subclasses often keep a second, older base (``class SgfError(FusekiError,
 ValueError)``) so that code which catches ``ValueError`` keeps working.
