@@ -22,9 +22,9 @@ async def analyze(body: AnalyzeBody, srv: Annotated[Server, Depends(server)]) ->
         state = review_state(record, body.n)
         if state.is_over():
             raise HTTPException(409, f"the game is over at position {body.n}: there is nothing to analyze")
-        return await srv.pool.run(analysis.analyze_review, sgf, body.n, body.seconds)  # type: ignore[no-any-return]
+        return await srv.pool.run(analysis.analyze_review, sgf, body.n, body.seconds)
     assert body.game is not None  # AnalyzeBody requires one of the two
     settings, moves, state, _ = srv.load(body.game)
     if state.is_over():
         raise HTTPException(409, "the game is over: there is nothing to analyze")
-    return await srv.pool.run(analysis.analyze_game, settings.to_json(), list(moves), body.seconds)  # type: ignore[no-any-return]
+    return await srv.pool.run(analysis.analyze_game, settings.to_json(), list(moves), body.seconds)

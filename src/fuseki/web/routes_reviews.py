@@ -93,4 +93,4 @@ async def review_position(rid: str, n: int, srv: Srv) -> dict[str, Any]:
 async def review_winrates(rid: str, srv: Srv, body: WinratesBody | None = None) -> dict[str, Any]:
     _, sgf = srv.record_for(rid)
     playouts = (body or WinratesBody()).playouts
-    return await srv.pool.run(analysis.winrates, sgf, playouts)  # type: ignore[no-any-return]
+    return await srv.pool.run(analysis.winrates, sgf, playouts)

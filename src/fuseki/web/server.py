@@ -261,4 +261,4 @@ def review_state(record: GameRecord, n: int) -> GameState:
 
 def server(request: Request) -> Server:
     """The dependency that hands a route its app's :class:`Server`."""
-    return request.app.state.server  # type: ignore[no-any-return]
+    return request.app.state.server
