@@ -12,9 +12,12 @@ MODULES = [
     "fuseki.games.tictactoe",
     "fuseki.games.hexapawn",
     "fuseki.games.go",
+    "fuseki.games.symmetry",
     "fuseki.search",
     "fuseki.search.minimax",
     "fuseki.search.uct",
+    "fuseki.search.evaluators",
+    "fuseki.search.puct",
     "fuseki.agents.search_agents",
 ]
 

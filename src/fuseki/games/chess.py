@@ -22,6 +22,30 @@ Conventions:
   fivefold-repetition draw. That is the usual trade-off of a chess
   transposition table.
 
+Action encoding (:class:`ChessGame`): AlphaZero's 8 × 8 × 73 = 4,672 move
+indices, in the frame of the player to move (the board turned round, ranks
+reversed, when Black is to move, as AlphaZero does). A move from relative
+square ``s`` (``rank * 8 + file``, rank 0 the mover's back rank) has index
+``plane * 64 + s``, so the policy is a ``(73, 8, 8)`` block:
+
+- planes 0-55, "queen moves": direction ``d`` (0 N, 1 NE, 2 E, 3 SE, 4 S,
+  5 SW, 6 W, 7 NW, seen from the mover) and distance ``k`` (1..7) give plane
+  ``d * 7 + k - 1``; every king, queen, rook, bishop and pawn move, castling
+  (the king's two-square move) and promotion to a queen are here;
+- planes 56-63, knight moves, in the order of :data:`KNIGHT_STEPS`;
+- planes 64-72, under-promotions: ``64 + 3 * piece + (df + 1)`` with piece 0
+  knight, 1 bishop, 2 rook and ``df`` the file step (-1, 0, +1).
+
+The planes are an interim, documented encoding of the current position only
+(the full 119 planes with history are a later issue): 19 planes of 8 × 8 in
+the same turned frame, row ``r`` being relative rank ``r``: the mover's
+pawns, knights, bishops, rooks, queens, king (0-5), the opponent's (6-11),
+ones when White is to move (12), the mover's king- and queen-side castling
+rights (13, 14), the opponent's (15, 16), the en-passant target square when
+an en-passant capture is legal (17), and the half-move clock / 100 (18).
+Chess has no symmetry used here (castling breaks the mirror), so
+``symmetries`` is the identity alone.
+
 Copy cost: ``play`` copies the board. By default the copy drops the move stack
 (``board.copy(stack=False)``), which is several times cheaper deep in a game
 but means fivefold repetition is never detected (the 75-move rule still is:
@@ -44,8 +68,26 @@ from collections.abc import Hashable
 from typing import Union
 
 import chess
+import numpy as np
 
-__all__ = ["ChessGame", "ChessState", "player_of", "color_of"]
+from fuseki.games.base import mask_of
+from fuseki.games.symmetry import Symmetry, identity_symmetry
+
+__all__ = ["ChessGame", "ChessState", "player_of", "color_of", "KNIGHT_STEPS", "NUM_ACTIONS"]
+
+#: The eight queen directions as (rank step, file step), seen from the player to move.
+QUEEN_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+#: The eight knight steps as (rank step, file step), in the order of planes 56-63.
+KNIGHT_STEPS: tuple[tuple[int, int], ...] = ((2, 1), (1, 2), (-1, 2), (-2, 1), (-2, -1), (-1, -2), (1, -2), (2, -1))
+#: Under-promotion pieces, in the order of planes 64-72.
+UNDERPROMOTIONS: tuple[int, ...] = (chess.KNIGHT, chess.BISHOP, chess.ROOK)
+#: 73 move planes of 64 squares.
+NUM_ACTIONS = 73 * 64
+NUM_PLANES = 19
+
+_QUEEN_PLANE = {(dr * k, df * k): d * 7 + k - 1 for d, (dr, df) in enumerate(QUEEN_DIRECTIONS) for k in range(1, 8)}
+_KNIGHT_PLANE = {step: 56 + i for i, step in enumerate(KNIGHT_STEPS)}
+_PLANE_STEP = {plane: step for step, plane in {**_QUEEN_PLANE, **_KNIGHT_PLANE}.items()}
 
 MoveLike = Union[chess.Move, str]
 
@@ -189,6 +231,9 @@ class ChessGame:
     """
 
     name = "chess"
+    num_actions: int = NUM_ACTIONS
+    planes_shape: tuple[int, int, int] = (NUM_PLANES, 8, 8)
+    symmetries: tuple[Symmetry, ...] = (identity_symmetry(64, NUM_ACTIONS),)
 
     def __init__(self, fen: str = chess.STARTING_FEN, *, history: bool = False) -> None:
         chess.Board(fen)  # validate now: ValueError for a malformed FEN
@@ -198,3 +243,79 @@ class ChessGame:
     def initial_state(self) -> ChessState:
         """A fresh state for the starting FEN."""
         return ChessState.from_fen(self.fen, history=self.history)
+
+    # -- action encoding (see the module notes) ------------------------------
+
+    def action_index(self, state: ChessState, move: MoveLike) -> int:
+        """The 8 × 8 × 73 index of ``move`` in the frame of the player to move.
+
+        >>> game = ChessGame()
+        >>> s = game.initial_state()
+        >>> game.action_index(s, "e2e4"), game.action_index(s.play("e2e4"), "e7e5")  # both N, 2 squares
+        (76, 76)
+        """
+        if isinstance(move, str):
+            move = chess.Move.from_uci(move)
+        flip = not state.board.turn
+        src = chess.square_mirror(move.from_square) if flip else move.from_square
+        dst = chess.square_mirror(move.to_square) if flip else move.to_square
+        dr, df = dst // 8 - src // 8, dst % 8 - src % 8
+        if move.promotion is not None and move.promotion != chess.QUEEN:
+            if dr != 1 or abs(df) > 1 or move.promotion not in UNDERPROMOTIONS:
+                raise ValueError(f"{move.uci()} is not a promotion move")
+            plane = 64 + 3 * UNDERPROMOTIONS.index(move.promotion) + df + 1
+        else:
+            plane = _QUEEN_PLANE.get((dr, df), _KNIGHT_PLANE.get((dr, df), -1))
+            if plane < 0:
+                raise ValueError(f"{move.uci()} is neither a queen-line nor a knight move")
+        return plane * 64 + src
+
+    def index_to_move(self, state: ChessState, index: int) -> chess.Move:
+        """The move of ``index`` here (a queen-line pawn move to the last rank promotes to a queen)."""
+        index = int(index)
+        if not 0 <= index < NUM_ACTIONS:
+            raise ValueError(f"chess action {index} is out of range 0..{NUM_ACTIONS - 1}")
+        plane, src = divmod(index, 64)
+        promotion = None
+        if plane >= 64:
+            piece, df = divmod(plane - 64, 3)
+            dr, df = 1, df - 1
+            promotion = UNDERPROMOTIONS[piece]
+        else:
+            dr, df = _PLANE_STEP[plane]
+        rank, file = src // 8 + dr, src % 8 + df
+        if not (0 <= rank < 8 and 0 <= file < 8):
+            raise ValueError(f"chess action {index} leaves the board")
+        dst = rank * 8 + file
+        flip = not state.board.turn
+        from_square = chess.square_mirror(src) if flip else src
+        to_square = chess.square_mirror(dst) if flip else dst
+        if promotion is None and plane < 56 and rank == 7 and state.board.piece_type_at(from_square) == chess.PAWN:
+            promotion = chess.QUEEN
+        return chess.Move(from_square, to_square, promotion)
+
+    def legal_actions(self, state: ChessState) -> np.ndarray:
+        return np.array([self.action_index(state, m) for m in state.legal_moves()], dtype=np.int64)
+
+    def legal_mask(self, state: ChessState) -> np.ndarray:
+        return mask_of(NUM_ACTIONS, self.legal_actions(state))
+
+    def planes(self, state: ChessState) -> np.ndarray:
+        board = state.board
+        me = board.turn
+        flip = not me
+        out = np.zeros((NUM_PLANES, 64), dtype=np.float32)
+        for square, piece in board.piece_map().items():
+            rel = chess.square_mirror(square) if flip else square
+            out[piece.piece_type - 1 + (0 if piece.color == me else 6), rel] = 1.0
+        if me == chess.WHITE:
+            out[12] = 1.0
+        them = not me
+        out[13] = board.has_kingside_castling_rights(me)
+        out[14] = board.has_queenside_castling_rights(me)
+        out[15] = board.has_kingside_castling_rights(them)
+        out[16] = board.has_queenside_castling_rights(them)
+        if board.ep_square is not None and board.has_legal_en_passant():
+            out[17, chess.square_mirror(board.ep_square) if flip else board.ep_square] = 1.0
+        out[18] = board.halfmove_clock / 100.0
+        return out.reshape(NUM_PLANES, 8, 8)

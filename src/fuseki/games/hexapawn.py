@@ -34,6 +34,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
+from fuseki.games.base import mask_of
+from fuseki.games.symmetry import Symmetry, identity_symmetry, mirror_permutation
+
 FILES = "abc"
 SIZE = 3
 EMPTY, WHITE_PAWN, BLACK_PAWN = 0, 1, 2
@@ -202,13 +207,88 @@ class HexapawnState:
 _new = object.__new__
 
 
+def _relative(square: int, player: int) -> int:
+    """A square in the frame of ``player``: unchanged for White, ranks turned round for Black."""
+    return square if player == 0 else (SIZE - 1 - square // SIZE) * SIZE + square % SIZE
+
+
 class Hexapawn:
-    """The game object: a name and the start position."""
+    """The game object: a name, the start position and the action encoding.
+
+    Everything is seen from the player to move, with the board turned round
+    (ranks reversed) when Black is to move, as AlphaZero does for chess, so
+    the mover's pawns always walk "up" and one network serves both sides:
+
+    - a *relative square* is ``rank * 3 + file`` with rank 0 the mover's own
+      back rank;
+    - action ``from * 3 + d`` (27 in all) moves the pawn on relative square
+      ``from`` one rank forward and ``d - 1`` files sideways: ``d = 1`` is the
+      step straight ahead, ``d = 0`` and ``d = 2`` the captures towards file
+      a and file c;
+    - the planes are ``(2, 3, 3)``: the mover's pawns, then the opponent's,
+      row ``r`` of a plane being relative rank ``r``;
+    - the symmetries are the identity and the left-right mirror (files a <-> c).
+
+    >>> game, s = Hexapawn(), HexapawnState()
+    >>> [game.action_index(s, m) for m in s.legal_moves()]
+    [1, 4, 7]
+    >>> game.index_to_move(s.play("b1b2"), 4).uci()  # Black's b3b2, in Black's frame b1b2
+    'b3b2'
+    """
 
     name = "hexapawn"
+    num_actions: int = 27
+    planes_shape: tuple[int, int, int] = (2, SIZE, SIZE)
+    symmetries: tuple[Symmetry, ...] = (
+        identity_symmetry(9, 27),
+        Symmetry(
+            "mirror",
+            mirror_permutation(SIZE, SIZE),
+            np.array([int(mirror_permutation(SIZE, SIZE)[a // 3]) * 3 + 2 - a % 3 for a in range(27)], dtype=np.int64),
+        ),
+    )
 
     def initial_state(self) -> HexapawnState:
         return HexapawnState()
+
+    def action_index(self, state: HexapawnState, move: HexapawnMove | str) -> int:
+        if isinstance(move, str):
+            move = HexapawnMove.from_uci(move)
+        player = state.current_player
+        src, dst = _relative(move.from_square, player), _relative(move.to_square, player)
+        d = dst % SIZE - src % SIZE + 1
+        if dst // SIZE != src // SIZE + 1 or not 0 <= d <= 2:
+            raise ValueError(f"{move} is not a pawn move of {'White' if player == 0 else 'Black'} in Hexapawn")
+        return src * 3 + d
+
+    def index_to_move(self, state: HexapawnState, index: int) -> HexapawnMove:
+        index = int(index)
+        if not 0 <= index < 27:
+            raise ValueError(f"Hexapawn action {index} is out of range 0..26")
+        src, d = divmod(index, 3)
+        file = src % SIZE + d - 1
+        if src // SIZE == SIZE - 1 or not 0 <= file < SIZE:
+            raise ValueError(f"Hexapawn action {index} leaves the board")
+        dst = (src // SIZE + 1) * SIZE + file
+        player = state.current_player
+        return HexapawnMove(_relative(src, player), _relative(dst, player))
+
+    def legal_actions(self, state: HexapawnState) -> np.ndarray:
+        return np.array([self.action_index(state, m) for m in state.legal_moves()], dtype=np.int64)
+
+    def legal_mask(self, state: HexapawnState) -> np.ndarray:
+        return mask_of(27, self.legal_actions(state))
+
+    def planes(self, state: HexapawnState) -> np.ndarray:
+        player = state.current_player
+        me, them = (WHITE_PAWN, BLACK_PAWN) if player == 0 else (BLACK_PAWN, WHITE_PAWN)
+        out = np.zeros((2, 9), dtype=np.float32)
+        for sq, v in enumerate(state.board):
+            if v == me:
+                out[0, _relative(sq, player)] = 1.0
+            elif v == them:
+                out[1, _relative(sq, player)] = 1.0
+        return out.reshape(2, SIZE, SIZE)
 
     def __repr__(self) -> str:
         return "Hexapawn()"

@@ -22,6 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from fuseki.games.base import mask_of
+from fuseki.games.symmetry import Symmetry, board_symmetries
+
 #: The eight lines of three; a player owning one of them has won.
 LINES: tuple[tuple[int, int, int], ...] = (
     (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
@@ -140,12 +145,50 @@ _new = object.__new__
 
 
 class TicTacToe:
-    """The game object: a name and the empty board."""
+    """The game object: a name, the empty board and the action encoding.
+
+    Actions are the squares, ``0..8`` (a move is its own index). The planes are
+    ``(2, 3, 3)``: the marks of the player to move, then the opponent's. The
+    symmetries are the eight of the square.
+
+    >>> game = TicTacToe()
+    >>> s = TicTacToeState.from_string("X.. .O. ...")
+    >>> game.planes(s)[:, 0, 0].tolist(), int(game.legal_mask(s).sum())  # X to move owns the corner
+    ([1.0, 0.0], 7)
+    """
 
     name = "tictactoe"
+    num_actions: int = 9
+    planes_shape: tuple[int, int, int] = (2, 3, 3)
+    symmetries: tuple[Symmetry, ...] = board_symmetries(3)
 
     def initial_state(self) -> TicTacToeState:
         return TicTacToeState()
+
+    def action_index(self, state: TicTacToeState, move: int) -> int:
+        if not isinstance(move, int) or not 0 <= move < 9:
+            raise ValueError(f"a tic-tac-toe move is an int from 0 to 8, got {move!r}")
+        return move
+
+    def index_to_move(self, state: TicTacToeState, index: int) -> int:
+        index = int(index)
+        if not 0 <= index < 9:
+            raise ValueError(f"tic-tac-toe action {index} is out of range 0..8")
+        return index
+
+    def legal_actions(self, state: TicTacToeState) -> np.ndarray:
+        return np.array(state.legal_moves(), dtype=np.int64)
+
+    def legal_mask(self, state: TicTacToeState) -> np.ndarray:
+        return mask_of(9, self.legal_actions(state))
+
+    def planes(self, state: TicTacToeState) -> np.ndarray:
+        cells = np.array(state.cells, dtype=np.int8)
+        me = state.current_player + 1
+        out = np.empty((2, 9), dtype=np.float32)
+        out[0] = cells == me
+        out[1] = cells == 3 - me
+        return out.reshape(2, 3, 3)
 
     def __repr__(self) -> str:
         return "TicTacToe()"

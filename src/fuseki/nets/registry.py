@@ -96,6 +96,12 @@ register_network(
     "residual CNN with batch norm and a policy head; options blocks (4), channels (64)",
 )
 register_network(
+    "residual-dual",
+    "fuseki.nets.residual:dual_residual_network",
+    "AlphaGo Zero's two-headed residual CNN, returns (logits, value); options blocks (4), channels (64), value_hidden (256)",
+    outputs="policy+value",
+)
+register_network(
     "q",
     "fuseki.nets.rl:q_network",
     "the book's Q network (listing 11.4): conv 5x5 and 3x3 of 64, dense 512, + one-hot action, dense 256, tanh; "

@@ -10,9 +10,11 @@ plus the block's input, ReLU), all with ``channels`` filters, then
   (256), ReLU, dense 1, tanh.
 
 ``build_network("residual", ...)`` returns the policy-only network (logits,
-what supervised training and the policy agent use). The Zero issue builds the
-dual network with :func:`dual_residual_network`, whose ``forward`` returns
-``(logits, value)`` with ``value`` of shape ``(batch,)`` in [-1, 1].
+what supervised training and the policy agent use);
+``build_network("residual-dual", ...)`` the two-headed one of
+:func:`dual_residual_network`, whose ``forward`` returns ``(logits, value)``
+with ``value`` of shape ``(batch,)`` in [-1, 1] (what PUCT's network
+evaluator reads, through :mod:`fuseki.nets.batcher`).
 
 Sizes: the book's demo is 4 blocks of 64; AlphaGo Zero used 20 or 40 blocks
 of 256; AlphaZero 19 of 256. Convolutions before batch norm have no bias (BN

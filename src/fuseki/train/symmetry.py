@@ -18,26 +18,13 @@ label (index ``N*N``, encoders with a pass class) stays a pass.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
+from fuseki.games.symmetry import dihedral_permutations, inverse_permutations
+
+# The permutations themselves live in :mod:`fuseki.games.symmetry` (the games' action
+# encoding needs them, and games/ sits below train/); they are re-exported here.
 __all__ = ["dihedral_permutations", "inverse_permutations", "augment_batch"]
-
-
-def dihedral_permutations(size: int) -> np.ndarray:
-    """``(8, size*size)`` int64: row ``s`` says which old point each new point of image ``s`` reads.
-
-    Image ``s`` is ``rot90(board, s % 4)``, transposed when ``s >= 4``; row 0
-    is the identity. ``new.flat[p] == old.flat[perms[s, p]]``.
-    """
-    grid = np.arange(size * size, dtype=np.int64).reshape(size, size)
-    images = []
-    for s in range(8):
-        image = np.rot90(grid, s % 4)
-        if s >= 4:
-            image = image.T
-        images.append(image.reshape(-1))
-    return np.stack(images)
 
 
 def augment_batch(
@@ -59,11 +46,3 @@ def augment_batch(
     y_new = y.clone()
     y_new[on_board] = inverse[sym[on_board], y[on_board]].to(y.dtype)
     return x_new, y_new
-
-
-def inverse_permutations(perms: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of :func:`dihedral_permutations`: where each old point goes."""
-    inverse = np.empty_like(perms)
-    rows = np.arange(perms.shape[0])[:, None]
-    inverse[rows, perms] = np.arange(perms.shape[1])[None, :]
-    return inverse

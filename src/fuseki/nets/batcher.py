@@ -1,0 +1,104 @@
+"""Batched inference: many positions in one forward pass of a two-headed network.
+
+A search that evaluates its leaves one at a time pays a forward pass each,
+and on a GPU that pass costs about the same for 1 position as for 256. So
+the search collects leaves (with virtual loss, see :mod:`fuseki.search.puct`)
+and hands them here together: the planes are stacked, sent through the
+network once, and the policy logits are turned into probabilities over the
+*legal* actions only (illegal ones get exactly 0; a softmax over all actions
+would leak probability onto moves that cannot be played).
+
+The network maps float32 planes ``(B, C, H, W)`` to ``(logits (B, A), value
+(B,))`` -- the contract of ``dual_residual_network`` ("residual-dual" in the
+registry) -- with ``value`` in [-1, 1] for the player to move.
+
+Device: CUDA when torch sees a GPU, else the CPU (or Apple's MPS), unless
+``device`` says otherwise (:func:`fuseki.util.device.select_device`). Small batches on the CPU run on one thread (see
+:mod:`fuseki.nets.inference` for the measurement behind that rule).
+
+>>> import numpy as np
+>>> from fuseki.nets.residual import dual_residual_network
+>>> net = dual_residual_network(in_planes=2, size=3, num_moves=9, blocks=1, channels=4)
+>>> batcher = Batcher(net, device="cpu")
+>>> mask = np.zeros((1, 9), dtype=bool); mask[0, [0, 4]] = True
+>>> priors, values = batcher(np.zeros((1, 2, 3, 3), dtype=np.float32), mask)
+>>> priors.shape, round(float(priors[0].sum()), 5), float(priors[0, 1]), values.shape
+((1, 9), 1.0, 0.0, (1,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from fuseki.nets.inference import inference
+from fuseki.util.device import select_device
+
+__all__ = ["Batcher", "masked_softmax"]
+
+
+def masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Softmax of ``logits`` over the True entries of ``mask`` (row-wise); 0 elsewhere.
+
+    A row with no True entry (a finished game) is all zeros rather than NaN.
+    """
+    masked = logits.masked_fill(~mask, float("-inf"))
+    empty = ~mask.any(dim=-1, keepdim=True)
+    masked = masked.masked_fill(empty, 0.0)
+    return torch.softmax(masked, dim=-1).masked_fill(empty, 0.0)
+
+
+class Batcher:
+    """Runs a ``(logits, value)`` network on batches of planes, ``max_batch`` positions per pass.
+
+    The network is put in eval mode (batch norm uses its running statistics,
+    so a position's output does not depend on what else is in the batch) and
+    moved to ``device`` (``None`` or ``"auto"``: CUDA if available, else the CPU).
+    """
+
+    def __init__(self, network: torch.nn.Module, *, device: str | torch.device | None = None, max_batch: int = 256) -> None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be at least 1, got {max_batch}")
+        # None or "auto": CUDA when torch sees a GPU (else MPS, else the CPU); a device that is not there is an error.
+        if isinstance(device, torch.device):
+            self.device = device
+        else:
+            self.device = select_device("auto" if device is None else device)
+        self.network = network.to(self.device).eval()
+        self.max_batch = max_batch
+        #: Forward passes and positions evaluated so far (for reports and tests).
+        self.passes = 0
+        self.positions = 0
+
+    def __call__(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``(B, A)`` float32 (0 off the mask, rows summing to 1) and values ``(B,)`` float32."""
+        planes = np.asarray(planes, dtype=np.float32)
+        masks = np.asarray(masks, dtype=bool)
+        if planes.ndim != 4 or masks.ndim != 2 or planes.shape[0] != masks.shape[0]:
+            raise ValueError(f"expected planes (B, C, H, W) and masks (B, A), got {planes.shape} and {masks.shape}")
+        n = planes.shape[0]
+        priors = np.zeros(masks.shape, dtype=np.float32)
+        values = np.zeros(n, dtype=np.float32)
+        for start in range(0, n, self.max_batch):
+            stop = min(n, start + self.max_batch)
+            p, v = self._forward(planes[start:stop], masks[start:stop])
+            priors[start:stop] = p
+            values[start:stop] = v
+        return priors, values
+
+    def _forward(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with inference(self.device, len(planes)):
+            x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device)
+            out: Any = self.network(x)
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise ValueError("the network must return (logits, value); a policy-only network cannot evaluate positions")
+            logits, value = out
+            if logits.shape != masks.shape:
+                raise ValueError(f"the network gives {tuple(logits.shape)} logits for {masks.shape} actions")
+            mask = torch.from_numpy(np.ascontiguousarray(masks)).to(self.device)
+            priors = masked_softmax(logits.float(), mask)
+            self.passes += 1
+            self.positions += len(planes)
+            return priors.cpu().numpy(), value.float().reshape(-1).cpu().numpy()

@@ -1,0 +1,384 @@
+"""PUCT: the tree search of AlphaGo, AlphaGo Zero and AlphaZero, for any game of :mod:`fuseki.games`.
+
+Each simulation walks from the root, at every node taking the action that
+maximises
+
+    Q(a) + c_puct · P(a) · sqrt(N) / (1 + n(a))
+
+where ``n(a)`` and ``Q(a)`` are the visits and mean value of the action
+(from the point of view of the player choosing it), ``P(a)`` its prior and
+``N`` the node's own visit count. At a new leaf it asks an
+:class:`~fuseki.search.evaluators.Evaluator` for the priors of the leaf's
+actions and a value, and adds the value to every edge of the path, each from
+the point of view of the player who chose it. A finished game is valued
+exactly from ``returns()`` and never sent to the evaluator.
+
+Options (:class:`PUCTConfig`):
+
+- ``c_puct``: the exploration weight (AlphaZero's was about 1.25 at the start);
+- ``simulations``: new simulations per :meth:`PUCT.search`;
+- ``batch_size`` and ``virtual_loss``: up to ``batch_size`` leaves are
+  collected and evaluated in one evaluator call (one forward pass of a
+  network). While a leaf waits, every edge on its path counts
+  ``virtual_loss`` extra visits, each a loss, so the next walk turns
+  elsewhere; the loss is taken back when the real value arrives. A walk that
+  reaches a leaf already waiting ends the batch early.
+- ``dirichlet_epsilon`` and ``dirichlet_alpha``: root noise ``P = (1 − ε)·P +
+  ε·Dir(α)`` for self-play exploration (off by default; AlphaZero used ε =
+  0.25, α = 0.3 for chess, 0.03 for Go);
+- ``fpu``: the first-play urgency, the ``Q`` of an action not yet visited, in
+  [-1, 1] (0 by default: an unknown move is even);
+- ``reuse``: keep the subtree of the move played (see :meth:`PUCT.advance`;
+  :meth:`PUCT.search` also finds the new position among the root's children
+  and grandchildren by itself);
+- ``seed``: the noise generator.
+
+The result reuses :mod:`fuseki.search.uct`'s types: a :class:`PUCTResult` is a
+:class:`~fuseki.search.uct.UCTResult` (``move``: most visits; ``stats``: per
+root move the visits and mean value in [0, 1]) with the visit distribution
+``pi`` over all ``num_actions`` actions (:meth:`PUCTResult.pi` applies a
+temperature).
+
+>>> from fuseki.games import TicTacToe, TicTacToeState
+>>> from fuseki.search.evaluators import UniformEvaluator
+>>> game = TicTacToe()
+>>> result = PUCT(game, UniformEvaluator(game), simulations=200).search(TicTacToeState.from_string("XX. OO. ..."))
+>>> result.move, result.pi(0).tolist()[2]
+(2, 1.0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from fuseki.games.base import Game
+from fuseki.search.evaluators import Evaluator, terminal_value
+from fuseki.search.uct import MoveStats, UCTResult
+
+__all__ = ["PUCT", "PUCTConfig", "PUCTMoveStats", "PUCTNode", "PUCTResult", "puct_search", "visit_distribution"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PUCTConfig:
+    """Everything that shapes a PUCT search (see the module notes)."""
+
+    simulations: int = 800
+    c_puct: float = 1.5
+    batch_size: int = 1
+    virtual_loss: float = 1.0
+    dirichlet_epsilon: float = 0.0
+    dirichlet_alpha: float = 0.3
+    fpu: float = 0.0
+    reuse: bool = True
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {self.simulations}")
+        if self.c_puct < 0:
+            raise ValueError(f"c_puct must be >= 0, got {self.c_puct}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
+        if self.virtual_loss < 0:
+            raise ValueError(f"virtual_loss must be >= 0, got {self.virtual_loss}")
+        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
+            raise ValueError(f"dirichlet_epsilon must be in [0, 1], got {self.dirichlet_epsilon}")
+        if self.dirichlet_alpha <= 0:
+            raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha}")
+        if not -1.0 <= self.fpu <= 1.0:
+            raise ValueError(f"fpu must be in [-1, 1], got {self.fpu}")
+
+
+class PUCTNode:
+    """One position of the tree, with its actions' statistics as arrays (minigo's layout).
+
+    ``n[i]``, ``w[i]`` and ``prior[i]`` belong to the ``i``-th legal move
+    (``moves[i]``, action ``actions[i]``); ``w`` is summed from the point of
+    view of ``player``, the player to move here, who chooses among them.
+    ``visits`` is the node's own count ``N`` (its evaluation plus the visits
+    of its actions, virtual ones included while a batch is pending).
+    """
+
+    __slots__ = (
+        "actions",
+        "children",
+        "clean_prior",
+        "expanded",
+        "moves",
+        "n",
+        "pending",
+        "player",
+        "prior",
+        "returns",
+        "state",
+        "visits",
+        "w",
+    )
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+        self.player: int = state.current_player
+        #: Per-player values of a finished game, else None.
+        self.returns: tuple[float, float] | None = None
+        if state.is_over():
+            r0, r1 = state.returns()
+            self.returns = (float(r0), float(r1))
+        self.expanded = False
+        self.pending = False
+        self.visits = 0.0
+        self.moves: list[Any] = []
+        self.actions = np.empty(0, dtype=np.int64)
+        self.prior = np.empty(0)
+        self.clean_prior = self.prior
+        self.n = np.empty(0)
+        self.w = np.empty(0)
+        self.children: list[PUCTNode | None] = []
+
+    def expand(self, game: Game, priors: np.ndarray) -> None:
+        """Take the legal moves and their priors (renormalised over the legal actions).
+
+        Priors that give the legal moves no mass at all (or NaN) come from a
+        broken evaluator and raise ``ValueError`` rather than being papered over.
+        """
+        self.moves = list(self.state.legal_moves())
+        self.actions = game.legal_actions(self.state)
+        p = np.asarray(priors, dtype=np.float64)[self.actions]
+        total = p.sum()
+        if not total > 0:  # also catches NaN
+            raise ValueError(f"the evaluator gave no prior mass to any legal move of\n{self.state}")
+        self.prior = p / total
+        self.clean_prior = self.prior
+        self.n = np.zeros(len(self.moves))
+        self.w = np.zeros(len(self.moves))
+        self.children = [None] * len(self.moves)
+        self.expanded = True
+
+    def select(self, c_puct: float, fpu: float) -> int:
+        """The index of the action with the highest PUCT score (the first on a tie)."""
+        n = self.n
+        q = np.divide(self.w, n, out=np.full(len(n), fpu), where=n > 0)
+        q += (c_puct * math.sqrt(max(self.visits, 1.0))) * self.prior / (1.0 + n)
+        return int(q.argmax())
+
+    def child(self, i: int) -> "PUCTNode":
+        node = self.children[i]
+        if node is None:
+            node = self.children[i] = PUCTNode(self.state.play(self.moves[i]))
+        return node
+
+
+@dataclasses.dataclass
+class PUCTMoveStats(MoveStats):
+    """:class:`~fuseki.search.uct.MoveStats` plus the move's action index and prior."""
+
+    action: int
+    prior: float
+
+
+@dataclasses.dataclass
+class PUCTResult(UCTResult):
+    """The chosen move, the root statistics and the visit counts over all actions.
+
+    ``iterations`` counts the simulations of this search; ``visit_counts`` is
+    float ``(num_actions,)`` with the root's visits (including those reused
+    from an earlier search); ``value`` is the root's mean value in [-1, 1]
+    for the player to move.
+    """
+
+    visit_counts: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), repr=False)
+    value: float = 0.0
+    reused_visits: int = 0
+
+    def pi(self, temperature: float = 1.0) -> np.ndarray:
+        """The visit distribution with ``temperature`` (see :func:`visit_distribution`)."""
+        return visit_distribution(self.visit_counts, temperature)
+
+
+def visit_distribution(counts: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """``n^(1/T) / Σ n^(1/T)`` over the actions; ``T = 0`` puts all mass on the most visited
+    (shared equally on a tie). Float64; all zero when nothing was visited.
+
+    >>> visit_distribution(np.array([1.0, 3.0, 0.0]), 1.0).tolist()
+    [0.25, 0.75, 0.0]
+    >>> visit_distribution(np.array([2.0, 2.0, 1.0]), 0).tolist()
+    [0.5, 0.5, 0.0]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    out = np.zeros_like(counts)
+    top = counts.max() if counts.size else 0.0
+    if top <= 0:
+        return out
+    if temperature == 0:
+        best = counts == top
+        out[best] = 1.0 / best.sum()
+        return out
+    # Scaled by the largest count first, so a small temperature cannot overflow.
+    scaled = (counts / top) ** (1.0 / temperature)
+    return scaled / scaled.sum()
+
+
+class PUCT:
+    """A PUCT search over ``game`` with ``evaluator``, keeping its tree between moves when ``reuse``.
+
+    ``config`` (or keyword overrides of :class:`PUCTConfig`) sets the options.
+    """
+
+    def __init__(self, game: Game, evaluator: Evaluator, config: PUCTConfig | None = None, **overrides: Any) -> None:
+        config = config or PUCTConfig()
+        if overrides:
+            config = dataclasses.replace(config, **overrides)
+        self.game = game
+        self.evaluator = evaluator
+        self.config = config
+        self.rng = np.random.default_rng(config.seed)
+        self.root: PUCTNode | None = None
+
+    # -- tree reuse -------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the tree."""
+        self.root = None
+
+    def advance(self, move: Any) -> None:
+        """Make the root's child after ``move`` the new root, keeping its subtree (or forget the tree)."""
+        root = self.root
+        if root is None or not self.config.reuse or not root.expanded:
+            self.root = None
+            return
+        for i, m in enumerate(root.moves):
+            if m == move:
+                child = root.children[i]
+                self.root = child if child is not None and child.expanded else None
+                return
+        self.root = None
+
+    def _find_root(self, state: Any) -> PUCTNode:
+        """The node for ``state``: the old root, one of its children or grandchildren, or a new one."""
+        key: Hashable = state.key
+        old = self.root
+        if old is not None and self.config.reuse:
+            frontier = [old]
+            for _ in range(3):
+                for node in frontier:
+                    if node.expanded and node.state.key == key and node.player == state.current_player:
+                        return node
+                frontier = [c for node in frontier for c in node.children if c is not None]
+        return PUCTNode(state)
+
+    # -- search -----------------------------------------------------------
+
+    def search(self, state: Any, simulations: int | None = None) -> PUCTResult:
+        """Run ``simulations`` (default: the config's) new simulations from ``state``."""
+        start = time.perf_counter()
+        simulations = self.config.simulations if simulations is None else simulations
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations}")
+        if state.is_over():
+            self.root = None
+            return PUCTResult(None, 0, 0.0, [], None, np.zeros(self.game.num_actions), terminal_value(state), 0)
+        root = self._find_root(state)
+        root.state = state  # the caller's object (same position), so moves and history are theirs
+        self.root = root
+        reused = int(root.n.sum()) if root.expanded else 0
+        done = 0
+        if not root.expanded:
+            priors, values = self.evaluator.evaluate([state])
+            root.expand(self.game, priors[0])
+            self._backup([], root, float(values[0]))
+            done = 1
+        self._add_noise(root)
+        while done < simulations:
+            done += self._run_batch(root, min(self.config.batch_size, simulations - done))
+        return self._result(root, done, time.perf_counter() - start, reused)
+
+    def _add_noise(self, root: PUCTNode) -> None:
+        eps = self.config.dirichlet_epsilon
+        if eps > 0 and len(root.moves) > 0:
+            noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.moves))
+            root.prior = (1.0 - eps) * root.clean_prior + eps * noise
+
+    def _run_batch(self, root: PUCTNode, size: int) -> int:
+        """Collect up to ``size`` leaves under virtual loss, evaluate them together, back up. Returns simulations run."""
+        c, fpu, vl = self.config.c_puct, self.config.fpu, self.config.virtual_loss
+        pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode]] = []
+        done = 0
+        while done + len(pending) < size:
+            path: list[tuple[PUCTNode, int]] = []
+            node = root
+            while node.expanded and node.returns is None:
+                i = node.select(c, fpu)
+                path.append((node, i))
+                node = node.child(i)
+            if node.returns is not None:  # a finished game: its exact value, at once
+                self._backup(path, node, None)
+                done += 1
+                continue
+            if node.pending:  # another walk of this batch already waits here
+                break
+            node.pending = True
+            for parent, i in path:
+                parent.n[i] += vl
+                parent.w[i] -= vl
+                parent.visits += vl
+            pending.append((path, node))
+        if pending:
+            priors, values = self.evaluator.evaluate([leaf.state for _, leaf in pending])
+            for k, (path, leaf) in enumerate(pending):
+                for parent, i in path:
+                    parent.n[i] -= vl
+                    parent.w[i] += vl
+                    parent.visits -= vl
+                leaf.pending = False
+                leaf.expand(self.game, priors[k])
+                self._backup(path, leaf, float(values[k]))
+        return done + len(pending)
+
+    @staticmethod
+    def _backup(path: list[tuple[PUCTNode, int]], leaf: PUCTNode, value: float | None) -> None:
+        """Add the leaf's value (for its player to move; None: a finished game's exact returns) along ``path``."""
+        if value is None:
+            per_player = leaf.returns
+        else:
+            per_player = (value, -value) if leaf.player == 0 else (-value, value)
+        assert per_player is not None
+        leaf.visits += 1
+        for node, i in path:
+            node.n[i] += 1
+            node.w[i] += per_player[node.player]
+            node.visits += 1
+
+    def _result(self, root: PUCTNode, done: int, seconds: float, reused: int) -> PUCTResult:
+        counts = np.zeros(self.game.num_actions)
+        counts[root.actions] = root.n
+        stats: list[MoveStats] = [
+            PUCTMoveStats(
+                move,
+                int(root.n[i]),
+                (1.0 + root.w[i] / root.n[i]) / 2.0 if root.n[i] > 0 else math.nan,
+                int(root.actions[i]),
+                float(root.prior[i]),
+            )
+            for i, move in enumerate(root.moves)
+        ]
+        if len(root.moves) == 0:
+            move = None
+        else:
+            # Most visits; ties go to the higher prior, then to the first legal move.
+            best = max(range(len(root.moves)), key=lambda i: (root.n[i], root.prior[i], -i))
+            move = root.moves[best]
+        total = root.n.sum()
+        value = float(root.w.sum() / total) if total > 0 else 0.0
+        return PUCTResult(move, done, seconds, stats, None, counts, value, reused)
+
+
+def puct_search(game: Game, state: Any, evaluator: Evaluator, **options: Any) -> PUCTResult:
+    """One search from ``state`` with a fresh tree (``options``: :class:`PUCTConfig` fields)."""
+    return PUCT(game, evaluator, PUCTConfig(**options)).search(state)
