@@ -89,6 +89,7 @@ def test_network_outputs() -> None:
 
     assert network_outputs("small") == "policy"
     assert network_outputs("q") == "q" and network_outputs("ac") == "ac"
+    assert network_outputs("residual-dual") == "policy+value" and network_outputs("residual") == "policy"
     with pytest.raises(RegistryError, match="unknown network 'nope'"):
         network_outputs("nope")
 
