@@ -52,3 +52,11 @@ def test_the_user_facing_error_classes_are_fuseki_errors_and_keep_their_old_base
     for cls, old in ((SgfError, ValueError), (AgentFileError, ValueError), (CoordinateError, ValueError),
                      (IllegalMoveError, ValueError), (InputError, ValueError), (DataSourceError, OSError)):
         assert issubclass(cls, FusekiError) and issubclass(cls, old), cls
+
+
+def test_gtp_set_of_a_limit_is_checked_like_its_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set playouts=0`` was a TypeError (playouts passed twice); now it is the agent's own one-line check."""
+    assert main(["gtp", "--bot", "mcts", "--set", "playouts=0"]) == 2
+    assert "playouts must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["gtp", "--bot", "mcts", "--playouts", "5", "--set", "playouts=3"]) == 2
+    assert "--playouts and --set playouts=... both given" in capsys.readouterr().err
