@@ -5,9 +5,12 @@ Each subcommand lives in ``fuseki.commands.<name>`` with two functions:
 their heavy dependencies (Numba kernels, torch) inside ``run`` so that
 ``fuseki --help`` and argument errors stay instant.
 
-Errors that a user can cause (a bad file, a bad flag value) are raised as
-:class:`UserError` or ``ValueError``/``OSError`` and printed as one line, never
-as a traceback. ``FUSEKI_DEBUG=1`` shows the traceback.
+Errors that a user can cause (a bad file, a bad flag value, an illegal move)
+are a :class:`~fuseki.util.errors.FusekiError` (:class:`UserError` here) or an
+``OSError`` (a file the user named is missing or unreadable), printed as one
+line with exit status 2, never as a traceback; ``FUSEKI_DEBUG=1`` shows the
+traceback. Any other exception is a bug in fuseki: it keeps its traceback,
+followed by a line asking for a bug report, and exits with status 1.
 """
 
 from __future__ import annotations
@@ -17,7 +20,11 @@ import importlib
 import math
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
+
+from fuseki import __version__
+from fuseki.util.errors import FusekiError
 
 #: name -> (module, one-line help). Order is the order of ``fuseki --help``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -40,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class UserError(Exception):
+class UserError(FusekiError):
     """An error caused by the user's input; printed as one line, exit status 2."""
 
 
@@ -126,8 +133,6 @@ def progress_mode(args: argparse.Namespace) -> str:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser. With ``only``, just that subcommand's module is imported,
     so one command's start-up never pays for (or breaks on) the others."""
-    from fuseki import __version__
-
     parser = argparse.ArgumentParser(prog="fuseki", description="Game-playing AI for Go and other board games.")
     parser.add_argument("--version", action="version", version=f"fuseki {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -162,11 +167,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except (UserError, ValueError, OSError) as e:
+    except (FusekiError, OSError) as e:
         if os.environ.get("FUSEKI_DEBUG"):
             raise
         print(f"fuseki {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except Exception:  # a bug, not the user's fault: the traceback is what a report needs
+        traceback.print_exc()
+        print(
+            f"fuseki {args.command}: internal error: this is a bug in fuseki {__version__}; "
+            "please report it with the command line and the traceback above",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":

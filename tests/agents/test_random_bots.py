@@ -164,7 +164,7 @@ def test_same_seed_same_game_other_seed_other_game(cls: type) -> None:
 @pytest.fixture
 def clean_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let a test register agents without leaking them into other tests."""
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(base, "AGENTS", base.AGENTS.copy())
 
 
 def test_builtin_agents_are_registered() -> None:

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from fuseki.games import available_games
 from fuseki.util import models
+from fuseki.util.errors import FusekiError
 from fuseki.util.models import MODELS_ENV, models_dirs  # noqa: F401 (re-exported)
 from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
 
@@ -96,7 +97,7 @@ _FOREIGN_MAGIC = {
 _REQUIRED = ("format_version", "kind", "encoder", "board_size", "in_planes", "num_moves", "network")
 
 
-class AgentFileError(ValueError):
+class AgentFileError(FusekiError, ValueError):
     """An agent file that cannot be used: missing, truncated, foreign, too new, or not matching its network.
 
     The message names the file and says what is wrong in one line.

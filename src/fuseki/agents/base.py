@@ -3,10 +3,12 @@
 Frontends (``fuseki play``, ``fuseki watch``, GTP, the web UI) know only this
 module: they ask :func:`make_agent` for an agent by the name a user typed and
 call ``select_move``. That keeps every frontend working unchanged when a new
-kind of agent (MCTS, a policy network, ...) registers itself.
+kind of agent (MCTS, a policy network, ...) is registered (:data:`AGENTS`, a
+lazy :class:`~fuseki.util.registry.Registry`; the built-in agents are listed
+in :mod:`fuseki.agents`).
 
->>> sorted(available_agents())  # doctest: +SKIP
-['random', 'uniform']
+>>> {"random", "mcts", "policy"} <= set(available_agents())  # listed without importing any of them
+True
 >>> bot = make_agent("random", seed=1)
 >>> bot.name
 'random'
@@ -14,10 +16,11 @@ kind of agent (MCTS, a policy network, ...) registers itself.
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from fuseki.util.errors import InputError
+from fuseki.util.registry import Registry
 
 if TYPE_CHECKING:  # the rules engine pulls in Numba; type checkers need only the names
     from fuseki.go.state import GameState, Move
@@ -49,84 +52,46 @@ class Agent(Protocol):
 
 AgentFactory = Callable[..., Agent]
 
-
-@dataclasses.dataclass(frozen=True)
-class _Entry:
-    factory: AgentFactory
-    help: str
+#: Every agent by name. The built-in agents are registered in :mod:`fuseki.agents`
+#: as ``"module:attr"`` strings, imported only when one is built.
+AGENTS = Registry("agent")
 
 
-_REGISTRY: dict[str, _Entry] = {}
-
-
-def register_agent(name: str, factory: AgentFactory, help: str, *, replace: bool = False) -> None:
+def register_agent(name: str, factory: AgentFactory | str, help: str, *, replace: bool = False) -> None:
     """Make ``make_agent(name, **options)`` call ``factory(**options)``.
 
-    ``help`` is one line for listings (``fuseki play --help``, error messages).
-    Registering a taken name is an error unless ``replace=True``: two modules
-    silently fighting over one name would make ``--bot NAME`` mean different
-    things depending on import order.
-
-    A factory that needs heavy imports (torch, a model file) should import them
-    when called, not at registration, so that listing the agents stays cheap.
+    ``factory`` is the factory itself or, better, its ``"module:attr"``
+    string, which is imported only when the agent is built, so that listing
+    the agents stays cheap. ``help`` is one line for listings (``fuseki play
+    --help``, error messages). Registering a taken name is an error unless
+    ``replace=True``: two modules silently fighting over one name would make
+    ``--bot NAME`` mean different things depending on import order.
     """
-    if not isinstance(name, str) or not name or name != name.strip() or any(ch.isspace() for ch in name):
-        raise ValueError(f"an agent name must be a non-empty word without spaces, got {name!r}")
-    if not callable(factory):
-        raise TypeError(f"the factory for agent {name!r} must be callable, got {type(factory).__name__}")
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"an agent named {name!r} is already registered (pass replace=True to override it)")
-    _REGISTRY[name] = _Entry(factory, help)
+    AGENTS.register(name, factory, help, replace=replace)
 
 
 def available_agents() -> dict[str, str]:
-    """Registered agent names and their one-line help, sorted by name."""
-    return {name: _REGISTRY[name].help for name in sorted(_REGISTRY)}
+    """Registered agent names and their one-line help, sorted by name (imports no agent)."""
+    return AGENTS.available()
 
 
 def agent_options(name: str) -> set[str] | None:
     """The option names that agent ``name``'s factory accepts (None: unknown name or any option)."""
-    entry = _REGISTRY.get(name)
-    if entry is None:
+    if name not in AGENTS:
         return None
-    try:
-        params = inspect.signature(entry.factory).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return AGENTS.options(name)
 
 
 def make_agent(name: str, **options: Any) -> Agent:
     """Build the agent registered as ``name``, passing ``options`` to its factory.
 
     An unknown name or an option the factory does not take raises
-    ``ValueError`` naming what is accepted, so that a command line can print it
-    as one line instead of a ``TypeError`` traceback from deep inside.
+    :class:`~fuseki.util.registry.RegistryError` (a ``ValueError`` and a
+    :class:`~fuseki.util.errors.FusekiError`) naming what is accepted, so that
+    a command line can print it as one line instead of a ``TypeError``
+    traceback from deep inside.
     """
-    entry = _REGISTRY.get(name)
-    if entry is None:
-        known = ", ".join(sorted(_REGISTRY)) or "(none registered)"
-        raise ValueError(f"unknown agent {name!r}; known agents: {known}")
-    try:
-        signature = inspect.signature(entry.factory)
-    except (TypeError, ValueError):  # some builtins have no signature; let the call decide
-        signature = None
-    if signature is not None:
-        try:
-            signature.bind(**options)
-        except TypeError:
-            accepted = [
-                p.name
-                for p in signature.parameters.values()
-                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-            given = ", ".join(sorted(options)) or "no options"
-            raise ValueError(
-                f"agent {name!r} cannot be built with {given}; it accepts: {', '.join(accepted) or 'no options'}"
-            ) from None
-    return entry.factory(**options)
+    return AGENTS.build(name, **options)
 
 
 def parse_option(item: str) -> tuple[str, object]:
@@ -145,7 +110,7 @@ def parse_option(item: str) -> tuple[str, object]:
     key, sep, text = item.partition("=")
     key = key.strip().replace("-", "_")
     if not sep or not key.isidentifier():
-        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        raise InputError(f"expected KEY=VALUE, got {item!r}")
     low = text.strip().lower()
     if low in ("true", "yes", "on"):
         return key, True

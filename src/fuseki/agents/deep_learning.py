@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fuseki.agents.base import register_agent
+from fuseki.util.errors import InputError
+
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,13 +106,13 @@ class DeepLearningAgent:
         info: AgentFileInfo | None = None,
     ) -> None:
         if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
-            raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+            raise InputError(f"temperature must be a positive number, got {temperature!r}")
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if clip is not None and not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
-            raise ValueError(f"clip must be from 0 to 0.5 (or None), got {clip!r}")
+            raise InputError(f"clip must be from 0 to 0.5 (or None), got {clip!r}")
         if not isinstance(cube, bool):
-            raise ValueError(f"cube must be true or false, got {cube!r}")
+            raise InputError(f"cube must be true or false, got {cube!r}")
         self.model = model
         self.encoder = encoder
         self.temperature = float(temperature)
@@ -141,7 +142,7 @@ class DeepLearningAgent:
             return np.zeros((0, self.encoder.num_moves), dtype=np.float32)
         for state in states:
             if state.size != self.encoder.size:
-                raise ValueError(
+                raise InputError(
                     f"this {self.name} agent plays {self.encoder.size}x{self.encoder.size} only "
                     f"(its network was trained with encoder {self.encoder.name!r} on that size), "
                     f"not {state.size}x{state.size}"
@@ -284,7 +285,7 @@ def make_policy_agent(
             from fuseki.agents.agent_file import available_models
 
             names = ", ".join(available_models()) or "none installed"
-            raise ValueError(
+            raise InputError(
                 f"agent 'policy' needs a model: --model FILE or a model name ({names}); "
                 f"the default {DEFAULT_POLICY_MODEL!r} is not installed"
             )
@@ -309,10 +310,3 @@ def default_policy_installed() -> bool:
     """Whether the shipped policy network is there to be played (:func:`default_policy_path`)."""
     return default_policy_path() is not None
 
-
-register_agent(
-    "policy",
-    make_policy_agent,
-    "the book's DeepLearningAgent: a policy network from an agent file "
-    f"(--model FILE, default the shipped {DEFAULT_POLICY_MODEL}; options temperature, mode)",
-)

@@ -31,6 +31,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from fuseki.util.errors import InputError
+
 if TYPE_CHECKING:  # the search pulls in Numba kernels and the pattern table: import on first use
     from fuseki.search.go.gomcts import MCTSConfig, SearchInfo
 
@@ -66,11 +68,11 @@ class MCTSAgent:
         root_prior_visits: float = 100.0,
     ) -> None:
         if playouts is not None and int(playouts) < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
+            raise InputError(f"playouts must be at least 1, got {playouts}")
         if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+            raise InputError(f"seconds must be a positive number, got {seconds!r}")
         if resign_below is not None and not 0.0 <= resign_below <= 1.0:
-            raise ValueError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
+            raise InputError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
         if playouts is None and seconds is None:
             playouts = DEFAULT_PLAYOUTS
         from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
@@ -82,7 +84,7 @@ class MCTSAgent:
             config = MCTSConfig(**{**config.__dict__, "seed": int(seed)})
         self.engine = GoMCTS(config, root_prior=root_prior, root_prior_visits=root_prior_visits)
         if not 0.0 < settled <= 1.0:
-            raise ValueError(f"settled must be in (0, 1], got {settled!r}")
+            raise InputError(f"settled must be in (0, 1], got {settled!r}")
         self.resign_below = resign_below
         self.min_resign_moves = min_resign_moves
         self.pass_when_settled = pass_when_settled
@@ -201,7 +203,7 @@ def make_mcts(
         c = 0.0 if (rave or priors) else 1.0
     for label, p in (("p_capture", p_capture), ("p_pat3", p_pat3)):
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"{label} must be in [0, 1], got {p!r}")
+            raise InputError(f"{label} must be in [0, 1], got {p!r}")
     config = MCTSConfig(
         policy=policy,
         rave=rave,

@@ -55,9 +55,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fuseki.agents.base import register_agent
 from fuseki.agents.deep_learning import clip_probs
 from fuseki.nets.inference import inference
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.agents.agent_file import AgentFileInfo
@@ -106,7 +106,7 @@ def acceptable_moves(state: GameState, encoder: Encoder, *, with_pass: bool | No
 
 def _check_epsilon(epsilon: float) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (0.0 <= epsilon <= 1.0):
-        raise ValueError(f"the exploration temperature (epsilon) must be from 0 to 1, got {epsilon!r}")
+        raise InputError(f"the exploration temperature (epsilon) must be from 0 to 1, got {epsilon!r}")
     return float(epsilon)
 
 
@@ -162,7 +162,7 @@ class _LearningAgent:
             raise ValueError("the game is over: there is no move to select")
         if state.size != self.encoder.size:
             n = self.encoder.size
-            raise ValueError(
+            raise InputError(
                 f"this {self.name} agent plays {n}x{n} only (its network reads encoder {self.encoder.name!r} "
                 f"on that size), not {state.size}x{state.size}"
             )
@@ -204,7 +204,7 @@ class PolicyAgent(_LearningAgent):
 
     def __init__(self, model: Any, encoder: Encoder, *, clip: float = POLICY_EPS, **options: Any) -> None:
         if not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
-            raise ValueError(f"clip must be from 0 to 0.5, got {clip!r}")
+            raise InputError(f"clip must be from 0 to 0.5, got {clip!r}")
         super().__init__(model, encoder, **options)
         self.clip = float(clip)
 
@@ -233,7 +233,7 @@ class ACAgent(_LearningAgent):
 
     def __init__(self, model: Any, encoder: Encoder, *, clip: float = AC_EPS, **options: Any) -> None:
         if not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
-            raise ValueError(f"clip must be from 0 to 0.5, got {clip!r}")
+            raise InputError(f"clip must be from 0 to 0.5, got {clip!r}")
         super().__init__(model, encoder, **options)
         self.clip = float(clip)
 
@@ -312,29 +312,20 @@ def load_rl_agent(path_or_name: str | os.PathLike[str], **options: Any) -> Polic
         raise AgentFileError(f"{info.path}: a {info.kind!r} agent file; reinforcement-learning agents are {', '.join(KINDS)}")
     model, info = load_agent_file(path_or_name)
     if "clip" in options and cls is QAgent:
-        raise ValueError("a Q agent has no clip option (it chooses by value, not by probability)")
+        raise InputError("a Q agent has no clip option (it chooses by value, not by probability)")
     return cls(model, info.make_encoder(), info=info, **options)  # type: ignore[return-value]
 
 
 def make_rl_agent(model: str | None = None, epsilon: float = 0.0, seed: int | None = None) -> _LearningAgent:
     """The registry's ``rl``: :func:`load_rl_agent` on ``model`` (a path or a name)."""
     if model is None:
-        raise ValueError("agent 'rl' needs a model: --model FILE (a policy, q or ac agent file)")
+        raise InputError("agent 'rl' needs a model: --model FILE (a policy, q or ac agent file)")
     if isinstance(epsilon, str):
         try:
             epsilon = float(epsilon)
         except ValueError:
-            raise ValueError(f"epsilon must be a number, got {epsilon!r}") from None
+            raise InputError(f"epsilon must be a number, got {epsilon!r}") from None
     if not math.isfinite(float(epsilon)):
-        raise ValueError(f"epsilon must be a finite number, got {epsilon!r}")
+        raise InputError(f"epsilon must be a finite number, got {epsilon!r}")
     return load_rl_agent(model, epsilon=epsilon, seed=seed)
 
-
-try:
-    register_agent(
-        "rl",
-        make_rl_agent,
-        "a reinforcement-learning agent file of kind policy, q or ac (--model FILE; options epsilon, seed)",
-    )
-except ValueError:  # already registered (this module imported under two names, e.g. by a doctest runner)
-    pass

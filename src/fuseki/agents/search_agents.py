@@ -32,6 +32,7 @@ from fuseki.go.coords import Point
 from fuseki.go.state import Color, Move
 from fuseki.search.minimax import SearchResult, TranspositionTable, alphabeta
 from fuseki.search.uct import UCTResult, uct_search
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -82,7 +83,7 @@ class AlphaBetaAgent:
 
     def __init__(self, depth: int = 2, seed: int | None = None) -> None:
         if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be a positive int, got {depth!r}")
+            raise InputError(f"depth must be a positive int, got {depth!r}")
         self.depth = depth
         self._rng = random.Random(seed)
         self._tt = TranspositionTable()
@@ -195,24 +196,3 @@ class UCTPythonAgent:
     def __repr__(self) -> str:
         return f"UCTPythonAgent(playouts={self.playouts}, seconds={self.seconds}, c={self.c})"
 
-
-def register() -> None:
-    """Register both agents (called once by :mod:`fuseki.agents`)."""
-    from fuseki.agents.base import available_agents, register_agent
-
-    known = available_agents()
-    if "alphabeta" not in known:
-        register_agent(
-            "alphabeta",
-            AlphaBetaAgent,
-            "the book's alpha-beta bot: depth-limited search on the stone-count difference (depth, seed)",
-        )
-    if "uct-python" not in known:
-        register_agent(
-            "uct-python",
-            UCTPythonAgent,
-            "generic pure-Python UCT with random-bot rollouts (playouts, seconds, seed)",
-        )
-
-
-register()

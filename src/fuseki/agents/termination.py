@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fuseki.go.ownership import dead_stones, ownership_and_winrate
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
@@ -61,9 +62,9 @@ class Terminating:
         seed: int | None = None,
     ) -> None:
         if resign_below is not None and not 0.0 <= resign_below <= 1.0:
-            raise ValueError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
+            raise InputError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
         if playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
+            raise InputError(f"playouts must be at least 1, got {playouts}")
         self.agent = agent
         self.name: str = getattr(agent, "name", type(agent).__name__)
         self.resign_below = resign_below

@@ -40,6 +40,7 @@ from fuseki.go.rules import Rules
 from fuseki.go.sgf import save_sgf
 from fuseki.go.state import Color, GameState
 from fuseki.util.runs import WorkerPool
+from fuseki.util.errors import InputError
 
 __all__ = ["Job", "close_engines", "play_numbered_game", "run_games"]
 
@@ -177,7 +178,7 @@ def run_games(
     main process, in the order games finish.
     """
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     results: dict[int, GameOutcome] = {}
 
     def finish(index: int, outcome: GameOutcome, sgf: bytes) -> None:

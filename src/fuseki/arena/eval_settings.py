@@ -21,6 +21,7 @@ from fuseki.go.coords import check_size
 from fuseki.go.rules import Rules, Scoring
 from fuseki.util.runs import RunMismatch
 from fuseki.util.seeds import derive_seed
+from fuseki.util.errors import InputError
 
 __all__ = ["SETTINGS_FILE", "EvalSettings", "EvalSettingsMismatch", "game_seed", "referee_argv"]
 
@@ -78,15 +79,15 @@ class EvalSettings:
         check_size(self.size)
         Rules.preset(self.rules)
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         if self.dead_playouts < 1:
-            raise ValueError(f"dead-stone playouts must be at least 1, got {self.dead_playouts}")
+            raise InputError(f"dead-stone playouts must be at least 1, got {self.dead_playouts}")
         if not (math.isfinite(self.move_time) and self.move_time > 0):
-            raise ValueError(f"move time must be a positive number of seconds, got {self.move_time}")
+            raise InputError(f"move time must be a positive number of seconds, got {self.move_time}")
         if self.dead_stones == "none":
-            raise ValueError("dead-stone estimate 'none' is not offered here; choose playouts or network")
+            raise InputError("dead-stone estimate 'none' is not offered here; choose playouts or network")
         check_dead_stones(self.dead_stones, self.dead_stones_model)
 
     def own_count(self, number: int) -> OwnershipScorer:

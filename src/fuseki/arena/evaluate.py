@@ -64,6 +64,7 @@ from fuseki.arena.outcome import EvalSummary, GameOutcome, MatchSummary, game_pr
 from fuseki.arena.records import game_file, games_folder, locked, prepare_games_folder, read_finished
 from fuseki.util.progress import ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunFolder
+from fuseki.util.errors import InputError
 
 __all__ = ["evaluate", "pair_dir", "plan_games", "prepare_dir", "round_robin"]
 
@@ -90,7 +91,7 @@ def plan_games(settings: EvalSettings, games: int, sgf_dir: Path | None) -> tupl
     The caller holds the folder's lock (:func:`evaluate`, :func:`round_robin`).
     """
     if games < 0:
-        raise ValueError(f"number of games must not be negative, got {games}")
+        raise InputError(f"number of games must not be negative, got {games}")
     if sgf_dir is None:
         return {}, [Job(settings, number, None) for number in range(1, games + 1)]
     prepare_games_folder(eval_folder(sgf_dir), settings, {"fuseki_eval": 1})
@@ -158,11 +159,11 @@ def round_robin(
     """
     specs = [a.strip() if isinstance(a, str) else a for a in agents]
     if len(specs) < 2:
-        raise ValueError(f"a round robin needs at least two agents, got {len(specs)}")
+        raise InputError(f"a round robin needs at least two agents, got {len(specs)}")
     seen: set[str] = set()
     for spec in specs:
         if spec in seen:
-            raise ValueError(f"agent {spec!r} is given twice; each agent once")
+            raise InputError(f"agent {spec!r} is given twice; each agent once")
         seen.add(spec)
     folder = None if sgf_dir is None else Path(sgf_dir)
     pairs: list[tuple[int, int, EvalSettings]] = []

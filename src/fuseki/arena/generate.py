@@ -63,6 +63,7 @@ from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, derive_seed, field_defaults
 from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
 from fuseki.go.state import Color, GameState, Move
+from fuseki.util.errors import InputError
 
 __all__ = [
     "ENGINES",
@@ -108,11 +109,11 @@ def parse_levels(text: str) -> tuple[int, ...]:
             a = int(lo)
             b = int(hi) if dash else a
         except ValueError:
-            raise ValueError(f"levels: {part!r} is not a level or a range like 1-10") from None
+            raise InputError(f"levels: {part!r} is not a level or a range like 1-10") from None
         if a > b:
-            raise ValueError(f"levels: empty range {part!r}")
+            raise InputError(f"levels: empty range {part!r}")
         if a < 0 or b > 10:
-            raise ValueError(f"levels: GNU Go levels are 0 to 10, got {part!r}")
+            raise InputError(f"levels: GNU Go levels are 0 to 10, got {part!r}")
         levels.update(range(a, b + 1))
     return tuple(sorted(levels))
 
@@ -205,22 +206,22 @@ class GenerateSettings:
         from fuseki.go.coords import check_size
 
         if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+            raise InputError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         check_size(self.size)
         Rules.preset(self.rules)
         object.__setattr__(self, "levels", tuple(sorted(set(int(x) for x in self.levels))))
         if not self.levels or not all(0 <= x <= 10 for x in self.levels):
-            raise ValueError(f"levels must be GNU Go levels from 0 to 10, got {self.levels}")
+            raise InputError(f"levels must be GNU Go levels from 0 to 10, got {self.levels}")
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.random_opening < 0:
-            raise ValueError(f"random opening must not be negative, got {self.random_opening}")
+            raise InputError(f"random opening must not be negative, got {self.random_opening}")
         if self.playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {self.playouts}")
+            raise InputError(f"playouts must be at least 1, got {self.playouts}")
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         if not (math.isfinite(self.move_time) and self.move_time > 0):
-            raise ValueError(f"move time must be a positive number of seconds, got {self.move_time}")
+            raise InputError(f"move time must be a positive number of seconds, got {self.move_time}")
 
     @property
     def move_cap(self) -> int:
@@ -659,9 +660,9 @@ def generate(
     writing to it, and ``FileNotFoundError`` when GNU Go is needed and missing.
     """
     if games < 0:
-        raise ValueError(f"number of games must not be negative, got {games}")
+        raise InputError(f"number of games must not be negative, got {games}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     say = progress or (lambda event: None)
     out = Path(out_dir)
     folder = run_folder(out)

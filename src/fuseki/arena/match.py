@@ -66,6 +66,7 @@ from fuseki.go.sgf import GameRecord, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.util.progress import ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunMismatch
+from fuseki.util.errors import InputError
 
 __all__ = [
     "DEFAULT_REFEREE",
@@ -120,7 +121,7 @@ class MatchSettings:
         check_size(self.size)
         Rules.preset(self.rules)  # ValueError for an unknown preset
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.handicap and not 2 <= self.handicap <= max_fixed_handicap(self.size):
             raise ValueError(
                 f"fixed handicap on {self.size}x{self.size} must be from 2 to "
@@ -131,7 +132,7 @@ class MatchSettings:
                 f"move time must be a positive number of seconds, got {self.move_time}"
             )
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         check_dead_stones(self.dead_stones, self.dead_stones_model)
 
     @property
@@ -308,7 +309,7 @@ class Match:
     def run(self, games: int) -> MatchSummary:
         """Play (or reuse) games 1 to ``games`` and return the tally (holding the SGF folder's lock)."""
         if games < 0:
-            raise ValueError(f"number of games must not be negative, got {games}")
+            raise InputError(f"number of games must not be negative, got {games}")
         outcomes: list[GameOutcome] = []
         try:
             with locked(self.folder):

@@ -27,6 +27,7 @@ from fuseki.engines.gtp_client import GtpClient, GtpClientError
 from fuseki.go.coords import Point
 from fuseki.go.sgf import parse_result
 from fuseki.go.state import GameState
+from fuseki.util.errors import InputError
 
 __all__ = [
     "DEAD_STONE_CHOICES",
@@ -57,9 +58,9 @@ class Scorer(Protocol):
 def check_dead_stones(method: str, model: str | None) -> None:
     """Raise ``ValueError`` for a dead-stone choice our count cannot use (the model file is read later)."""
     if method not in DEAD_STONE_CHOICES:
-        raise ValueError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(DEAD_STONE_CHOICES)}")
+        raise InputError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(DEAD_STONE_CHOICES)}")
     if model is not None and method != "network":
-        raise ValueError(f"a dead-stone model applies to the network estimate only, not to {method!r}")
+        raise InputError(f"a dead-stone model applies to the network estimate only, not to {method!r}")
 
 
 def scored_by(notes: str) -> str | None:
@@ -144,7 +145,7 @@ class OwnershipScorer(OwnCount):
         model: str | os.PathLike[str] | None = None,
     ) -> None:
         if playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
+            raise InputError(f"playouts must be at least 1, got {playouts}")
         super().__init__(dead_stones, model=model, playouts=int(playouts), seed=seed)
         self.playouts = int(playouts)
         self.seed = seed

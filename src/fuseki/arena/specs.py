@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fuseki.engines.programs import program_exists, resolve_command
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
@@ -38,7 +39,7 @@ def _parse_options(text: str, spec: str) -> tuple[tuple[str, object], ...]:
                 f"agent spec {spec!r}: options must be KEY=VALUE separated by commas, got {item!r}"
             ) from None
         if key in out:
-            raise ValueError(f"agent spec {spec!r}: option {key!r} is given twice")
+            raise InputError(f"agent spec {spec!r}: option {key!r} is given twice")
         out[key] = value
     return tuple(out.items())
 
@@ -101,12 +102,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
     from fuseki.agents import available_agents
 
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("an agent spec must not be empty")
+        raise InputError("an agent spec must not be empty")
     text = text.strip()
     if text.startswith("gtp:"):
         command = text[4:].strip()
         if not command:
-            raise ValueError(f"agent spec {text!r}: gtp: needs an engine command line, e.g. 'gtp:gnugo --mode gtp'")
+            raise InputError(f"agent spec {text!r}: gtp: needs an engine command line, e.g. 'gtp:gnugo --mode gtp'")
         resolve_command(command)  # ValueError for unbalanced quotes
         return AgentSpec(text, "gtp", command)
     if text.startswith("file:"):
@@ -115,7 +116,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if sep and "=" in tail and _is_agent_file(head):
             path, options = head, _parse_options(tail, text)
         if not _is_agent_file(path):
-            raise ValueError(f"agent spec {text!r}: no agent file {path!r}")
+            raise InputError(f"agent spec {text!r}: no agent file {path!r}")
         return AgentSpec(text, "file", path, options)
     # A registered name wins over a file of that name in the current folder
     # (``./random`` or ``file:random`` reaches the file).
@@ -175,8 +176,8 @@ def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
         try:
             return loader(spec.target, **options)
         except TypeError as e:
-            raise ValueError(f"agent spec {spec.text!r}: bad options for an agent file ({e})") from None
-    raise ValueError(f"agent spec {spec.text!r} is a GTP engine, not an in-process agent")
+            raise InputError(f"agent spec {spec.text!r}: bad options for an agent file ({e})") from None
+    raise InputError(f"agent spec {spec.text!r} is a GTP engine, not an in-process agent")
 
 
 def check_spec(spec: AgentSpec, size: int) -> None:
@@ -187,11 +188,11 @@ def check_spec(spec: AgentSpec, size: int) -> None:
     if spec.kind == "gtp":
         argv = resolve_command(spec.target)
         if not program_exists(argv):
-            raise ValueError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
+            raise InputError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
         return
     agent = build_agent(spec, 0)
     from fuseki.agents.base import board_size_problem
 
     problem = board_size_problem(f"agent spec {spec.text!r}", getattr(agent, "board_size", None), size)
     if problem:
-        raise ValueError(problem)
+        raise InputError(problem)

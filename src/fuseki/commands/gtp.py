@@ -204,7 +204,15 @@ def run(args: argparse.Namespace) -> int:
         # A search agent resigns on its own win rate; --never-resign means a threshold of 0.
         options["resign_below"] = 0.0 if args.never_resign else args.resign_below
     options.update(model_options(bot_name, model))
-    bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **options)
+    # --set may give what a flag of its own gives (playouts=, seconds=, seed=); one place for each, not two.
+    flags = {"playouts": args.playouts, "seconds": args.seconds, "seed": args.seed}
+    for key, flag in flags.items():
+        if key in options:
+            if flag is not None:
+                raise UserError(f"--{key} and --set {key}=... both given; give it once")
+            flags[key] = options.pop(key)
+    seed = flags.pop("seed")
+    bot = build_agent(bot_name, seed, **flags, **options)
     if args.log is not None:
         bot = MoveLog(bot, args.log)
     agent = Terminating(

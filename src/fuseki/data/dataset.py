@@ -41,6 +41,7 @@ import torch
 from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 from fuseki.data.processor import load_manifest, verify_shard
+from fuseki.util.errors import InputError
 
 __all__ = ["ShardDataset", "ShardSet", "ShardStream", "to_float32"]
 
@@ -61,7 +62,7 @@ class ShardSet:
 
     def __init__(self, folder: str | os.PathLike[str], split: str = "train", *, verify: bool = False) -> None:
         if split not in ("train", "test"):
-            raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+            raise InputError(f"split must be 'train' or 'test', got {split!r}")
         self.folder = Path(folder)
         self.split = split
         self.manifest = load_manifest(self.folder)
@@ -69,7 +70,7 @@ class ShardSet:
         for entry in self.entries:
             problem = verify_shard(self.folder, entry, checksums=verify)
             if problem is not None:
-                raise ValueError(f"shard {entry['name']}: {problem}")
+                raise InputError(f"shard {entry['name']}: {problem}")
         self.sizes = [int(e["positions"]) for e in self.entries]
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes, dtype=np.int64)]).tolist()
         self.shape = tuple(self.manifest["feature_shape"])
@@ -92,7 +93,7 @@ class ShardSet:
             features = np.load(self.folder / files["features"]["name"], mmap_mode="r", allow_pickle=False)
             labels = np.load(self.folder / files["labels"]["name"], mmap_mode="r", allow_pickle=False)
             if features.shape != (self.sizes[shard], *self.shape) or labels.shape != (self.sizes[shard],):
-                raise ValueError(f"shard {self.entries[shard]['name']} does not have the shape its manifest says")
+                raise InputError(f"shard {self.entries[shard]['name']} does not have the shape its manifest says")
             maps = self._maps[shard] = (features, labels)
         return maps
 
@@ -159,7 +160,7 @@ class ShardStream(IterableDataset):
         verify: bool = False,
     ) -> None:
         if batch_size < 1 or window < 1:
-            raise ValueError("batch size and window must be at least 1")
+            raise InputError("batch size and window must be at least 1")
         self.shards = ShardSet(folder, split, verify=verify)
         self.batch_size = batch_size
         self.shuffle = shuffle

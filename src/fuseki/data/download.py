@@ -40,6 +40,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fuseki.util.atomic import sha256_file, write_json_atomic
+from fuseki.util.errors import FusekiError, InputError
 
 if TYPE_CHECKING:
     from fuseki.data.kgs import Archive
@@ -56,7 +57,7 @@ MAGIC: dict[str, tuple[bytes, ...]] = {
 }
 
 
-class DataSourceError(OSError):
+class DataSourceError(FusekiError, OSError):
     """A download or index fetch failed; the message is one line for the user."""
 
 
@@ -176,7 +177,7 @@ def read_checksums(path: str | os.PathLike[str]) -> dict[str, str]:
         digest, _, name = line.partition(" ")
         name = name.strip().lstrip("*")
         if len(digest) != 64 or not name or any(c not in "0123456789abcdefABCDEF" for c in digest):
-            raise ValueError(f"{path}:{number}: expected 'SHA256  FILENAME', got {line[:60]!r}")
+            raise InputError(f"{path}:{number}: expected 'SHA256  FILENAME', got {line[:60]!r}")
         out[name.replace("\\", "/").rsplit("/", 1)[-1]] = digest.lower()
     return out
 
@@ -318,7 +319,7 @@ class Downloader:
         expected = (expected_sha256 or archive.sha256 or "").lower() or None
         name = archive.filename
         if not name or "/" in name or "\\" in name or name in (".", "..") or name == CATALOG_NAME:
-            raise ValueError(f"unsafe archive file name: {name!r}")
+            raise InputError(f"unsafe archive file name: {name!r}")
         final = self.directory / name
         cached = self._check_cached(archive, final, expected)
         if cached is not None:

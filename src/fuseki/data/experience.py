@@ -51,6 +51,8 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.errors import FusekiError
+
 __all__ = [
     "EXPERIENCE_FORMAT",
     "EXPERIENCE_VERSION",
@@ -75,7 +77,7 @@ _ARRAYS = ("states", "actions", "rewards", "advantages")
 PI_TOLERANCE = 1e-3
 
 
-class ExperienceError(ValueError):
+class ExperienceError(FusekiError, ValueError):
     """An experience file that cannot be used (missing, truncated, foreign, too new), or buffers that do not agree."""
 
 

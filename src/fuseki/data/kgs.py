@@ -42,6 +42,8 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import pathname2url
 
+from fuseki.util.errors import InputError
+
 #: The page the book downloads from (ch. 7, listing 7.1).
 DEFAULT_INDEX_URL = "https://u-go.net/gamerecords/"
 
@@ -140,7 +142,7 @@ class Archive:
         filename = str(data.get("filename") or _filename_of(url))
         fmt = data.get("format") or archive_format(filename)
         if fmt not in FORMATS:
-            raise ValueError(f"{filename}: not a zip, tar.gz or tar.bz2 archive")
+            raise InputError(f"{filename}: not a zip, tar.gz or tar.bz2 archive")
 
         def opt_int(key: str) -> int | None:
             value = data.get(key)
@@ -447,7 +449,7 @@ def archives_from_json(data: Any) -> list[Archive]:
     """Archives from :func:`index_to_json`'s output or from a bare list of archive dicts."""
     items = data.get("archives") if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise ValueError("a JSON index holds an object with an 'archives' list")
+        raise InputError("a JSON index holds an object with an 'archives' list")
     return [Archive.from_dict(item) for item in items]
 
 
@@ -465,5 +467,5 @@ def read_index_file(path: str | os.PathLike[str]) -> list[Archive]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not a JSON index ({e.msg} at line {e.lineno})") from None
+        raise InputError(f"{path}: not a JSON index ({e.msg} at line {e.lineno})") from None
     return archives_from_json(data)

@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.util.errors import FusekiError
+from fuseki.util.errors import FusekiError, InputError
 from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import LOCK_FILE, RunFolder, WorkerPool
@@ -149,7 +149,7 @@ class ShardPlan:
 def plan_shards(split: Split, shard_games: int) -> list[ShardPlan]:
     """Cut each side of ``split`` into shards of ``shard_games`` games (the last may be smaller)."""
     if shard_games < 1:
-        raise ValueError(f"games per shard must be at least 1, got {shard_games}")
+        raise InputError(f"games per shard must be at least 1, got {shard_games}")
     plans = []
     for side in ("train", "test"):
         ids = split.side(side)

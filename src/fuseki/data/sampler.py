@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from fuseki.util.atomic import write_json_atomic
+from fuseki.util.errors import InputError
 
 __all__ = ["Split", "draw_key", "is_test_game", "read_test_list", "sample_games", "split_value"]
 
@@ -74,10 +75,10 @@ class Split:
     def __post_init__(self) -> None:
         both = set(self.train) & set(self.test)
         if both:
-            raise ValueError(f"game {min(both)!r} is in both the train and the test set")
+            raise InputError(f"game {min(both)!r} is in both the train and the test set")
         for name, ids in (("train", self.train), ("test", self.test)):
             if len(set(ids)) != len(ids):
-                raise ValueError(f"the {name} list repeats a game")
+                raise InputError(f"the {name} list repeats a game")
 
     @property
     def games(self) -> int:
@@ -86,7 +87,7 @@ class Split:
     def side(self, name: str) -> tuple[str, ...]:
         """``"train"`` or ``"test"`` -> that list."""
         if name not in ("train", "test"):
-            raise ValueError(f"split side must be 'train' or 'test', got {name!r}")
+            raise InputError(f"split side must be 'train' or 'test', got {name!r}")
         return self.train if name == "train" else self.test
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,10 +145,10 @@ def sample_games(
     training; ``test_fraction`` is then only recorded.
     """
     if not 0.0 <= test_fraction < 1.0:
-        raise ValueError(f"test fraction must be in [0, 1), got {test_fraction}")
+        raise InputError(f"test fraction must be in [0, 1), got {test_fraction}")
     pool = list(dict.fromkeys(game_ids))
     if games is not None and games < 0:
-        raise ValueError(f"number of games must not be negative, got {games}")
+        raise InputError(f"number of games must not be negative, got {games}")
 
     def drawn(ids: Iterable[str]) -> list[str]:
         return sorted(ids, key=lambda g: (draw_key(g, seed), g))
@@ -156,10 +157,10 @@ def sample_games(
         test = list(dict.fromkeys(test_games))
         missing = set(test) - set(pool)
         if missing:
-            raise ValueError(f"test game {min(missing)!r} is not among the games of the sources")
+            raise InputError(f"test game {min(missing)!r} is not among the games of the sources")
         total = len(pool) if games is None else games
         if total < len(test):
-            raise ValueError(f"{total} games asked for, but the fixed test set alone has {len(test)}")
+            raise InputError(f"{total} games asked for, but the fixed test set alone has {len(test)}")
         taken = set(test)
         train = drawn(g for g in pool if g not in taken)[: total - len(test)]
         return Split(tuple(train), tuple(test), seed, test_fraction, fixed_test=True)

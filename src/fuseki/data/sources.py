@@ -35,6 +35,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from fuseki.util.errors import FusekiError
+
 __all__ = [
     "ARCHIVE_SUFFIXES",
     "DEFAULT_MAX_BYTES",
@@ -58,7 +60,7 @@ DEFAULT_MAX_BYTES = 1 << 20
 SEPARATOR = "!"
 
 
-class SourceError(ValueError):
+class SourceError(FusekiError, ValueError):
     """A source that does not exist or cannot be read as SGF files or an archive."""
 
 

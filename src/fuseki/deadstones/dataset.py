@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fuseki.util.atomic import write_atomic
+from fuseki.util.errors import InputError
 
 __all__ = [
     "BLACK",
@@ -102,38 +103,38 @@ class BlockDataset:
         for key, (dtype, width) in KEYS.items():
             raw = np.asarray(getattr(self, key))
             if width is not None and (raw.ndim != 2 or raw.shape[1] != width):
-                raise ValueError(f"block dataset: {key} must have shape [n, {width}], got {list(raw.shape)}")
+                raise InputError(f"block dataset: {key} must have shape [n, {width}], got {list(raw.shape)}")
             if width is None and raw.ndim != 1:
-                raise ValueError(f"block dataset: {key} must be a vector [n], got shape {list(raw.shape)}")
+                raise InputError(f"block dataset: {key} must be a vector [n], got shape {list(raw.shape)}")
             if raw.size and np.issubdtype(raw.dtype, np.number) and not np.issubdtype(dtype, np.floating):
                 info = np.iinfo(dtype)
                 if not np.all(np.isfinite(raw)) or raw.min() < info.min or raw.max() > info.max:
-                    raise ValueError(f"block dataset: {key} has values outside {np.dtype(dtype).name}")
+                    raise InputError(f"block dataset: {key} has values outside {np.dtype(dtype).name}")
                 if np.issubdtype(raw.dtype, np.floating) and np.any(raw != np.round(raw)):
-                    raise ValueError(f"block dataset: {key} must hold integers")
+                    raise InputError(f"block dataset: {key} must hold integers")
             try:
                 arrays[key] = np.ascontiguousarray(raw, dtype=dtype)
             except (TypeError, ValueError):
-                raise ValueError(f"block dataset: {key} is not numeric") from None
+                raise InputError(f"block dataset: {key} is not numeric") from None
         n = len(arrays["dead"])
         wrong = [f"{k} has {len(v)}" for k, v in arrays.items() if len(v) != n]
         if wrong:
-            raise ValueError(f"block dataset: every array needs one row per block ({n}), but " + ", ".join(wrong))
+            raise InputError(f"block dataset: every array needs one row per block ({n}), but " + ", ".join(wrong))
         for key in ("features_a", "features_b"):
             if not np.all(np.isfinite(arrays[key])):
-                raise ValueError(f"block dataset: {key} holds NaN or infinity")
+                raise InputError(f"block dataset: {key} holds NaN or infinity")
         if np.any(arrays["dead"] > 1):
-            raise ValueError("block dataset: dead must be 0 (alive) or 1 (dead)")
+            raise InputError("block dataset: dead must be 0 (alive) or 1 (dead)")
         if np.any((arrays["color"] != BLACK) & (arrays["color"] != WHITE)):
-            raise ValueError(f"block dataset: color must be {BLACK} (black) or {WHITE} (white)")
+            raise InputError(f"block dataset: color must be {BLACK} (black) or {WHITE} (white)")
         if np.any(arrays["game"] < 0):
-            raise ValueError("block dataset: game indices must be >= 0")
+            raise InputError("block dataset: game indices must be >= 0")
         if np.any(arrays["size"] < 2):
-            raise ValueError("block dataset: board sizes must be >= 2")
+            raise InputError("block dataset: board sizes must be >= 2")
         if np.any(arrays["stones"] < 1):
-            raise ValueError("block dataset: a block has at least one stone")
+            raise InputError("block dataset: a block has at least one stone")
         if not isinstance(self.meta, dict):
-            raise ValueError("block dataset: meta must be a dict")
+            raise InputError("block dataset: meta must be a dict")
         meta = dict(self.meta)
         meta.setdefault("format", FORMAT)
         meta["version"] = meta.get("version", VERSION)
@@ -142,7 +143,7 @@ class BlockDataset:
         try:
             json.dumps(meta, allow_nan=False)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"block dataset: meta must be plain JSON: {e}") from None
+            raise InputError(f"block dataset: meta must be plain JSON: {e}") from None
         for key, value in arrays.items():
             value.setflags(write=False)
             object.__setattr__(self, key, value)
@@ -162,7 +163,7 @@ class BlockDataset:
             return self.features_a
         if feature_set == "B":
             return self.features_b
-        raise ValueError(f"unknown feature set {feature_set!r}; choose A (33 features) or B (89)")
+        raise InputError(f"unknown feature set {feature_set!r}; choose A (33 features) or B (89)")
 
     def subset(self, index: npt.ArrayLike) -> BlockDataset:
         """The rows at ``index`` (integer indices or a boolean mask), in that order; same meta."""
@@ -185,7 +186,7 @@ def held_out_mask(n: int, every: int = 10) -> np.ndarray:
     [9, 19]
     """
     if n < 0 or every < 2:
-        raise ValueError(f"held_out_mask needs n >= 0 and every >= 2, got n={n}, every={every}")
+        raise InputError(f"held_out_mask needs n >= 0 and every >= 2, got n={n}, every={every}")
     return (np.arange(n) % every) == every - 1
 
 
@@ -209,40 +210,40 @@ def load_block_dataset(path: str | os.PathLike[str]) -> BlockDataset:
     """Read a block dataset; any problem (missing, truncated, foreign, wrong shapes) is a one-line ``ValueError``."""
     name = os.fspath(path)
     if not os.path.isfile(name):
-        raise ValueError(f"{name}: no such block dataset file")
+        raise InputError(f"{name}: no such block dataset file")
     try:
         with np.load(name, allow_pickle=False) as npz:
             missing = [k for k in (*KEYS, "meta") if k not in npz.files]
             if missing:
-                raise ValueError(f"{name}: not a block dataset: missing key(s) {', '.join(missing)}")
+                raise InputError(f"{name}: not a block dataset: missing key(s) {', '.join(missing)}")
             raw = {key: npz[key] for key in (*KEYS, "meta")}
     except ValueError as e:
         if str(e).startswith(name):
             raise
-        raise ValueError(f"{name}: not a block dataset (cannot read it as .npz without pickles: {e})") from None
+        raise InputError(f"{name}: not a block dataset (cannot read it as .npz without pickles: {e})") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
-        raise ValueError(f"{name}: truncated or corrupt block dataset ({type(e).__name__}: {e})") from None
+        raise InputError(f"{name}: truncated or corrupt block dataset ({type(e).__name__}: {e})") from None
     meta_array = raw.pop("meta")
     if meta_array.shape != () or meta_array.dtype.kind != "U":
-        raise ValueError(f"{name}: corrupt block dataset: meta must be a 0-d unicode array holding JSON")
+        raise InputError(f"{name}: corrupt block dataset: meta must be a 0-d unicode array holding JSON")
     try:
         meta = json.loads(str(meta_array[()]))
         if not isinstance(meta, dict):
-            raise ValueError("not an object")
+            raise InputError("not an object")
     except ValueError:
-        raise ValueError(f"{name}: corrupt block dataset: meta is not a JSON object") from None
+        raise InputError(f"{name}: corrupt block dataset: meta is not a JSON object") from None
     for key, (dtype, _) in KEYS.items():
         if raw[key].dtype != np.dtype(dtype):
             expected = np.dtype(dtype).name
-            raise ValueError(f"{name}: corrupt block dataset: {key} is {raw[key].dtype}, expected {expected}")
+            raise InputError(f"{name}: corrupt block dataset: {key} is {raw[key].dtype}, expected {expected}")
     if meta.get("format", FORMAT) != FORMAT:
-        raise ValueError(f"{name}: not a block dataset (meta format {meta.get('format')!r})")
+        raise InputError(f"{name}: not a block dataset (meta format {meta.get('format')!r})")
     if isinstance(meta.get("version"), int) and meta["version"] > VERSION:
-        raise ValueError(f"{name}: block dataset version {meta['version']} is newer than this fuseki reads ({VERSION})")
+        raise InputError(f"{name}: block dataset version {meta['version']} is newer than this fuseki reads ({VERSION})")
     try:
         return BlockDataset(**raw, meta=meta)
     except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
+        raise InputError(f"{name}: {e}") from None
 
 
 def merge_block_datasets(parts: Sequence[BlockDataset], *, meta: dict[str, Any] | None = None) -> BlockDataset:
@@ -253,7 +254,7 @@ def merge_block_datasets(parts: Sequence[BlockDataset], *, meta: dict[str, Any] 
     ``meta`` defaults to ``{"source": "merge", "parts": [each part's meta]}``.
     """
     if not parts:
-        raise ValueError("merge_block_datasets needs at least one dataset")
+        raise InputError("merge_block_datasets needs at least one dataset")
     games = []
     offset = 0
     for part in parts:

@@ -37,6 +37,7 @@ from fuseki.deadstones.dataset import BlockDataset
 from fuseki.deadstones.mlp import THESIS_SHAPES, parse_shape
 from fuseki.deadstones.rprop import ALGORITHMS, algorithm_label
 from fuseki.deadstones.training import TrainSettings, train_on_dataset
+from fuseki.util.errors import InputError
 
 __all__ = [
     "DEFAULT_GRID",
@@ -229,7 +230,7 @@ def _grid(rows: Iterable[tuple[str, str] | ThesisRow | str] | None) -> list[tupl
         if pair not in out:
             out.append(pair)
     if not out:
-        raise ValueError("run_experiment needs at least one (network, algorithm) pair")
+        raise InputError("run_experiment needs at least one (network, algorithm) pair")
     return out
 
 
@@ -267,7 +268,7 @@ def run_experiment(
     if not isinstance(dataset, BlockDataset):
         raise TypeError("run_experiment needs a BlockDataset")
     if runs < 1:
-        raise ValueError(f"runs must be >= 1, got {runs}")
+        raise InputError(f"runs must be >= 1, got {runs}")
     grid = _grid(rows)
     emit = progress or (lambda event: None)
     folder = Path(out_dir) if out_dir is not None else None
@@ -282,9 +283,9 @@ def run_experiment(
                 done = {r["name"]: r for r in saved["results"]}
                 old = saved["settings"]
             except (ValueError, KeyError, TypeError):
-                raise ValueError(f"{path}: not a dead-stone experiment results file") from None
+                raise InputError(f"{path}: not a dead-stone experiment results file") from None
             if old != fixed:
-                raise ValueError(f"{path} was made with {old}, not {fixed}: use another folder")
+                raise InputError(f"{path} was made with {old}, not {fixed}: use another folder")
     results: list[dict[str, Any]] = []
     total = len(grid) * runs
     index = 0
@@ -341,7 +342,7 @@ def format_table(
     blocks and games correct are on the test split at that epoch.
     """
     if data not in THESIS_DATA:
-        raise ValueError(f"data must be 'small' or 'full', got {data!r}")
+        raise InputError(f"data must be 'small' or 'full', got {data!r}")
     thesis = tuple(thesis)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in ours:

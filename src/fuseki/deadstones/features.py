@@ -113,6 +113,7 @@ from fuseki.deadstones.territory import (
 )
 from fuseki.go.coords import Point
 from fuseki.go.state import Color
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -243,7 +244,7 @@ def feature_names(feature_set: str = "A") -> tuple[str, ...]:
     try:
         return FEATURE_SETS[feature_set]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown feature set {feature_set!r}; choose A (33 features), B (89) or full (90)") from None
+        raise InputError(f"unknown feature set {feature_set!r}; choose A (33 features), B (89) or full (90)") from None
 
 
 # ---- the kernel --------------------------------------------------------------

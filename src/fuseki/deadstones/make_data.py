@@ -40,13 +40,15 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.errors import FusekiError
+
 __all__ = ["LABELLERS", "MakeDataError", "label_game", "make_block_data"]
 
 LABELLERS = ("auto", "gnugo", "marks")
 SETTINGS_FILE = "settings.json"
 
 
-class MakeDataError(ValueError):
+class MakeDataError(FusekiError, ValueError):
     """A user-level problem with the inputs or the output folder (one line for the command line)."""
 
 

@@ -45,6 +45,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from fuseki.util.errors import InputError
+
 __all__ = [
     "DTYPE",
     "FEATURE_SETS",
@@ -71,23 +73,23 @@ def parse_shape(shape: str | Sequence[int]) -> tuple[int, ...]:
     >>> parse_shape("33-0-1")
     Traceback (most recent call last):
     ...
-    ValueError: bad network shape '33-0-1': layer sizes must be positive integers like 33-32-1
+    fuseki.util.errors.InputError: bad network shape '33-0-1': layer sizes must be positive integers like 33-32-1
     """
     if isinstance(shape, str):
         text = shape.strip()
         try:
             sizes = tuple(int(part) for part in text.split("-"))
         except ValueError:
-            raise ValueError(f"bad network shape {shape!r}: write layer sizes joined by '-', like 33-32-1") from None
+            raise InputError(f"bad network shape {shape!r}: write layer sizes joined by '-', like 33-32-1") from None
     else:
         text = "-".join(str(s) for s in shape)
         if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape):
-            raise ValueError(f"bad network shape {shape!r}: layer sizes must be integers")
+            raise InputError(f"bad network shape {shape!r}: layer sizes must be integers")
         sizes = tuple(int(s) for s in shape)
     if len(sizes) < 2 or any(s < 1 for s in sizes):
-        raise ValueError(f"bad network shape {text!r}: layer sizes must be positive integers like 33-32-1")
+        raise InputError(f"bad network shape {text!r}: layer sizes must be positive integers like 33-32-1")
     if sizes[-1] != 1:
-        raise ValueError(f"bad network shape {text!r}: a block classifier has one output (dead or alive)")
+        raise InputError(f"bad network shape {text!r}: a block classifier has one output (dead or alive)")
     return sizes
 
 
@@ -167,7 +169,7 @@ class DeadStoneMLP(nn.Module):
         """
         x = torch.as_tensor(np.asarray(features) if not isinstance(features, torch.Tensor) else features)
         if x.ndim != 2 or x.shape[1] != self.num_inputs or x.shape[0] == 0:
-            raise ValueError(f"fit_scaling needs features [n>0, {self.num_inputs}], got {tuple(x.shape)}")
+            raise InputError(f"fit_scaling needs features [n>0, {self.num_inputs}], got {tuple(x.shape)}")
         x = x.to(torch.float64)
         low = x.min(dim=0).values
         span = x.max(dim=0).values - low

@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from fuseki.util.atomic import write_atomic
+from fuseki.util.errors import FusekiError
 from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
 from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 
@@ -68,7 +69,7 @@ _FOREIGN_MAGIC = {
 }
 
 
-class DeadStoneModelError(ValueError):
+class DeadStoneModelError(FusekiError, ValueError):
     """A dead-stone model file that cannot be used; the message names the file and the problem in one line."""
 
 

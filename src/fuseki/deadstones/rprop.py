@@ -68,6 +68,8 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
+from fuseki.util.errors import InputError
+
 __all__ = [
     "ALGORITHMS",
     "DELTA0",
@@ -333,7 +335,7 @@ class Sarprop(_SignRprop):
 def algorithm_label(name: str) -> str:
     """The thesis's printed name of an algorithm (``"sarprop-0.01"`` -> ``"SARPROP (T=0.010)"``)."""
     if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+        raise InputError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from fuseki.go.coords import Point
 from fuseki.util import models
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.deadstones.model import DeadStoneClassifier
@@ -64,7 +65,7 @@ def _resolve(name_or_path: str | os.PathLike[str]) -> Path:
         for candidate in (folder / "deadstones" / name, folder / "deadstones" / (name + _SUFFIX), folder / name):
             if candidate.is_file():
                 return candidate
-    raise ValueError(f"no dead-stone model {name!r}: not a file, and not in the models folders")
+    raise InputError(f"no dead-stone model {name!r}: not a file, and not in the models folders")
 
 
 @functools.lru_cache(maxsize=8)
@@ -114,14 +115,14 @@ def final_status_estimator(
     """
     if method == "playouts":
         if model is not None:
-            raise ValueError("a dead-stone model applies to the network estimate only")
+            raise InputError("a dead-stone model applies to the network estimate only")
         from fuseki.go.ownership import final_status
 
         return lambda state: final_status(state, playouts=playouts, seed=seed)
     if method == "network":
         classifier = load_dead_stone_model(model if model is not None else DEFAULT_MODEL)
         return lambda state: nn_final_status(state, classifier)
-    raise ValueError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(METHODS)}")
+    raise InputError(f"unknown dead-stone estimate {method!r}; choose one of {', '.join(METHODS)}")
 
 
 Estimator = Callable[["GameState"], Iterable[Point]]

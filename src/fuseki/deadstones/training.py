@@ -57,6 +57,7 @@ from fuseki.deadstones.dataset import BlockDataset, held_out_mask
 from fuseki.deadstones.mlp import DeadStoneMLP, feature_set_for, parse_shape
 from fuseki.deadstones.model import DeadStoneClassifier, save_classifier
 from fuseki.deadstones.rprop import ALGORITHMS, DELTA0, make_optimizer
+from fuseki.util.errors import InputError
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -112,15 +113,15 @@ class TrainSettings:
         """Raise ``ValueError`` (one line) for a setting that cannot work."""
         parse_shape(self.network)
         if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+            raise InputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         if self.epochs < 1:
-            raise ValueError(f"epochs must be >= 1, got {self.epochs}")
+            raise InputError(f"epochs must be >= 1, got {self.epochs}")
         if self.patience is not None and self.patience < 1:
-            raise ValueError(f"patience must be >= 1 (or None), got {self.patience}")
+            raise InputError(f"patience must be >= 1 (or None), got {self.patience}")
         if self.every < 2:
-            raise ValueError(f"every must be >= 2, got {self.every}")
+            raise InputError(f"every must be >= 2, got {self.every}")
         if self.checkpoint_every < 1:
-            raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+            raise InputError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able settings."""
@@ -204,7 +205,7 @@ def rms(predicted: torch.Tensor | np.ndarray, target: torch.Tensor | np.ndarray)
     p = _tensor(predicted).to(torch.float64)
     t = _tensor(target).to(device=p.device, dtype=torch.float64)
     if p.shape != t.shape or p.numel() == 0:
-        raise ValueError(f"rms needs two non-empty arrays of one shape, got {tuple(p.shape)} and {tuple(t.shape)}")
+        raise InputError(f"rms needs two non-empty arrays of one shape, got {tuple(p.shape)} and {tuple(t.shape)}")
     return math.sqrt(float(((p - t) ** 2).mean()))
 
 
@@ -232,7 +233,7 @@ def game_accuracy(
     right = _right(p_dead, dead, threshold)
     g = _tensor(game).to(right.device)
     if g.shape != right.shape:
-        raise ValueError(f"game has shape {tuple(g.shape)}, the predictions {tuple(right.shape)}")
+        raise InputError(f"game has shape {tuple(g.shape)}, the predictions {tuple(right.shape)}")
     _, index = torch.unique(g, return_inverse=True)
     return _games_right(right, index)
 
@@ -246,7 +247,7 @@ def _right(p_dead: torch.Tensor | np.ndarray, dead: torch.Tensor | np.ndarray, t
     p = _tensor(p_dead)
     d = _tensor(dead).to(p.device)
     if p.shape != d.shape:
-        raise ValueError(f"predictions have shape {tuple(p.shape)}, labels {tuple(d.shape)}")
+        raise InputError(f"predictions have shape {tuple(p.shape)}, labels {tuple(d.shape)}")
     return (p > threshold) == (d > 0.5)
 
 
@@ -275,33 +276,33 @@ def load_training_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         ckpt = torch.load(Path(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such checkpoint") from None
+        raise InputError(f"{path}: no such checkpoint") from None
     except Exception as e:  # UnpicklingError, RuntimeError (truncated zip), ...
         first = str(e).splitlines()[0] if str(e) else repr(e)
-        raise ValueError(f"{path}: not a readable dead-stone training checkpoint ({first})") from None
+        raise InputError(f"{path}: not a readable dead-stone training checkpoint ({first})") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: not a dead-stone training checkpoint")
+        raise InputError(f"{path}: not a dead-stone training checkpoint")
     if ckpt.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"{path}: checkpoint version {ckpt.get('version')}, this fuseki reads {CHECKPOINT_VERSION}")
+        raise InputError(f"{path}: checkpoint version {ckpt.get('version')}, this fuseki reads {CHECKPOINT_VERSION}")
     return ckpt
 
 
 def _check_arrays(features: Any, dead: Any, game: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     x = np.asarray(features)
     if x.ndim != 2 or x.shape[0] == 0 or not np.issubdtype(x.dtype, np.number):
-        raise ValueError(f"features must be a numeric array [n, k] with n > 0, got shape {list(x.shape)}")
+        raise InputError(f"features must be a numeric array [n, k] with n > 0, got shape {list(x.shape)}")
     if not np.all(np.isfinite(x)):
-        raise ValueError("features hold NaN or infinity")
+        raise InputError("features hold NaN or infinity")
     y = np.asarray(dead)
     if y.shape != (x.shape[0],):
-        raise ValueError(f"dead must have one label per block ({x.shape[0]}), got shape {list(y.shape)}")
+        raise InputError(f"dead must have one label per block ({x.shape[0]}), got shape {list(y.shape)}")
     if not np.all((y == 0) | (y == 1)):
-        raise ValueError("dead labels must be 0 (alive) or 1 (dead)")
+        raise InputError("dead labels must be 0 (alive) or 1 (dead)")
     g = None
     if game is not None:
         g = np.asarray(game)
         if g.shape != y.shape or not np.issubdtype(g.dtype, np.integer):
-            raise ValueError(f"game must hold one integer per block ({x.shape[0]}), got {g.dtype} {list(g.shape)}")
+            raise InputError(f"game must hold one integer per block ({x.shape[0]}), got {g.dtype} {list(g.shape)}")
     return x, y.astype(np.uint8), g
 
 
@@ -334,11 +335,11 @@ def train_classifier(
     x, y, g = _check_arrays(features, dead, game)
     sizes = parse_shape(settings.network)
     if sizes[0] != x.shape[1]:
-        raise ValueError(f"network {settings.network} reads {sizes[0]} features per block, the data has {x.shape[1]}")
+        raise InputError(f"network {settings.network} reads {sizes[0]} features per block, the data has {x.shape[1]}")
     n = x.shape[0]
     mask = held_out_mask(n, settings.every)
     if mask.sum() == 0:
-        raise ValueError(
+        raise InputError(
             f"{n} blocks leave no test block (every {settings.every}th is held out): need at least {settings.every}"
         )
     data = {
@@ -379,14 +380,14 @@ def train_classifier(
     saved = settings.to_dict()
     if ckpt_path is not None and ckpt_path.exists():
         if not resume:
-            raise ValueError(f"{ckpt_path} already exists; resume it (resume=True) or choose another checkpoint path")
+            raise InputError(f"{ckpt_path} already exists; resume it (resume=True) or choose another checkpoint path")
         ckpt = load_training_checkpoint(ckpt_path)
         for key in _RESUME_KEYS:
             if ckpt["settings"].get(key) != saved[key]:
                 old = ckpt["settings"].get(key)
-                raise ValueError(f"cannot resume {ckpt_path}: it was made with {key}={old!r}, not {saved[key]!r}")
+                raise InputError(f"cannot resume {ckpt_path}: it was made with {key}={old!r}, not {saved[key]!r}")
         if ckpt["data"].get("sha256") != data["sha256"]:
-            raise ValueError(f"cannot resume {ckpt_path}: it was trained on other data")
+            raise InputError(f"cannot resume {ckpt_path}: it was trained on other data")
         net.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         best_state = {k: v.to(device) for k, v in ckpt["best_model"].items()}
@@ -457,7 +458,7 @@ def train_classifier(
             "seconds": round(time.perf_counter() - t0, 4),
         }
         if not (math.isfinite(train_rms) and math.isfinite(test_rms)):
-            raise ValueError(f"training diverged at epoch {epoch + 1} (train RMS {train_rms}, test RMS {test_rms})")
+            raise InputError(f"training diverged at epoch {epoch + 1} (train RMS {train_rms}, test RMS {test_rms})")
         history.append(row)
         if test_rms < best_test:
             best_test, best_epoch, best_state = test_rms, epoch + 1, state_before
@@ -470,7 +471,7 @@ def train_classifier(
             break
 
     if not history:
-        raise ValueError("no epochs were run (epochs <= the checkpoint's epoch and no history)")
+        raise InputError("no epochs were run (epochs <= the checkpoint's epoch and no history)")
     net.load_state_dict(best_state)
     net.to("cpu").eval()
     result = TrainResult(net=net, history=history, best_epoch=best_epoch, stopped=stopped, settings=settings, data=data)
@@ -491,7 +492,7 @@ def train_on_dataset(
     sizes = parse_shape(settings.network)
     fs = feature_set_for(sizes[0])
     if fs is None:
-        raise ValueError(
+        raise InputError(
             f"network {settings.network} reads {sizes[0]} features; datasets hold set A (33) and set B (89)"
         )
     info = {"feature_set": fs, "dataset": copy.deepcopy(dataset.meta)}

@@ -51,7 +51,6 @@ import numpy as np
 
 from fuseki.encoders import _features as F
 from fuseki.encoders._common import PlaneEncoder, legal_points
-from fuseki.encoders.base import register_encoder
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -124,9 +123,6 @@ class AlphaGoEncoder(PlaneEncoder):
         return out.reshape(self.shape)
 
 
-register_encoder("alphago", AlphaGoEncoder, "book ch. 13: AlphaGo's 48 planes (liberties, captures, self-atari, ladders, ...)")
-register_encoder(
-    "alphago49",
-    lambda size: AlphaGoEncoder(size, player_plane=True),
-    "book ch. 13: AlphaGo's 48 planes plus the player-colour plane of the value network",
-)
+def alphago49_encoder(size: int = 19) -> AlphaGoEncoder:
+    """The 48 planes plus the player-colour plane that the book's value network reads (``alphago49``)."""
+    return AlphaGoEncoder(size, player_plane=True)

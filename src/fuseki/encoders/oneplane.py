@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder
-from fuseki.encoders.base import register_encoder
 from fuseki.go import kernels as K
 
 if TYPE_CHECKING:
@@ -65,5 +64,3 @@ class OnePlaneEncoder(PlaneEncoder):
         x[x == 2] = -1.0
         return x
 
-
-register_encoder("oneplane", OnePlaneEncoder, "book ch. 6: one plane, 1 own stone, 2 opponent stone (the book's -1)")

@@ -34,7 +34,6 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.encoders.base import register_encoder
 from fuseki.go.state import Color
 
 if TYPE_CHECKING:
@@ -62,5 +61,3 @@ class SevenPlaneEncoder(PlaneEncoder):
         liberty_planes(state.buffer, legal_points(state), out, 0 if black_to_move else 3, 3 if black_to_move else 0, 3, 6)
         return out.reshape(self.shape)
 
-
-register_encoder("sevenplane", SevenPlaneEncoder, "book ch. 7: own/opponent stones with 1, 2, 3+ liberties, ko")

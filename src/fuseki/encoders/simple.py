@@ -32,7 +32,6 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.encoders.base import register_encoder
 from fuseki.go.state import Color
 
 if TYPE_CHECKING:
@@ -64,5 +63,3 @@ class SimpleEncoder(PlaneEncoder):
         liberty_planes(state.buffer, legal_points(state), out, 0, 4, 4, 10)
         return out.reshape(self.shape)
 
-
-register_encoder("simple", SimpleEncoder, "book ch. 7: black/white stones with 1..4+ liberties, side to move, ko (11 planes)")

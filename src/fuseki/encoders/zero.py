@@ -28,7 +28,6 @@ import numpy as np
 
 from fuseki.encoders._common import PlaneEncoder, legal_points
 from fuseki.encoders._features import liberty_planes
-from fuseki.encoders.base import register_encoder
 from fuseki.go.state import Color
 
 if TYPE_CHECKING:
@@ -62,5 +61,3 @@ class ZeroEncoder(PlaneEncoder):
         liberty_planes(state.buffer, legal_points(state), out, 0 if black_to_move else 4, 4 if black_to_move else 0, 4, 10)
         return out.reshape(self.shape)
 
-
-register_encoder("zero", ZeroEncoder, "book ch. 14: own/opponent stones with 1..4+ liberties, komi side, ko; pass is a class")

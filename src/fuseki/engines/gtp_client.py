@@ -43,6 +43,8 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final, Self
 
+from fuseki.util.errors import FusekiError
+
 __all__ = [
     "CAPTURE",
     "GtpClient",
@@ -64,7 +66,7 @@ _STATUS = re.compile(r"([=?])(\d*)(.*)\Z", re.DOTALL)
 _KILL_WAIT = 5.0  # seconds to wait for a process after SIGKILL (it cannot refuse)
 
 
-class GtpClientError(Exception):
+class GtpClientError(FusekiError):
     """Base class: anything that went wrong while talking to a GTP engine.
 
     ``command`` is the command being sent when it happened (``None`` if none).

@@ -13,14 +13,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fuseki.games.base import Game, GameState
 from fuseki.games.hexapawn import Hexapawn, HexapawnMove, HexapawnState
 from fuseki.games.tictactoe import TicTacToe, TicTacToeState
+from fuseki.util.registry import Registry
 
 __all__ = [
+    "GAMES",
     "Game",
     "GameState",
     "Hexapawn",
@@ -32,45 +33,25 @@ __all__ = [
     "make_game",
 ]
 
-
-def _go(**options: Any) -> Game:
-    # Imported here: the Go engine loads Numba kernels, which tic-tac-toe does not need.
-    from fuseki.games.go import GoGame
-
-    return GoGame(**options)
-
-
-def _chess(**options: Any) -> Game:
-    # Imported here: the chess adapter is its own module (python-chess inside).
-    from fuseki.games.chess import ChessGame
-
-    return ChessGame(**options)
-
-
-_FACTORIES: dict[str, Callable[..., Game]] = {
-    "tictactoe": TicTacToe,
-    "hexapawn": Hexapawn,
-    "go": _go,
-    "chess": _chess,
-}
+#: Every game by name. Go and chess are imported when built: the Go engine loads
+#: Numba kernels and the chess adapter python-chess, which tic-tac-toe needs neither of.
+GAMES = Registry("game")
+GAMES.register("tictactoe", "fuseki.games.tictactoe:TicTacToe", "tic-tac-toe, the book's first search example (ch. 4)")
+GAMES.register("hexapawn", "fuseki.games.hexapawn:Hexapawn", "Gardner's 3x3 pawn game, Klein's HexapawnZero (ch. 5)")
+GAMES.register("go", "fuseki.games.go:GoGame", "Go on the Numba rules engine (options size, komi, rules)")
+GAMES.register("chess", "fuseki.games.chess:ChessGame", "chess on python-chess (options fen, history)")
 
 
 def available_games() -> list[str]:
     """The names :func:`make_game` accepts, sorted."""
-    return sorted(_FACTORIES)
+    return GAMES.names()
 
 
 def make_game(name: str, **options: Any) -> Game:
     """The game called ``name``, built with ``options`` (e.g. ``make_game("go", size=9, komi=7.5)``).
 
-    An unknown name or an option the game does not take raises ``ValueError``.
+    An unknown name or an option the game does not take raises
+    :class:`~fuseki.util.registry.RegistryError`, a ``ValueError``.
     """
-    factory = _FACTORIES.get(name.lower())
-    if factory is None:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(available_games())}")
-    try:
-        return factory(**options)
-    except TypeError as e:
-        if options and "argument" in str(e):
-            raise ValueError(f"game {name!r} cannot be built with {', '.join(sorted(options))}: {e}") from None
-        raise
+    game: Game = GAMES.build(name.lower(), **options)
+    return game

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from fuseki.util.errors import FusekiError, InputError
+
 MIN_SIZE = 2
 MAX_SIZE = 25
 
@@ -36,7 +38,7 @@ GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-class CoordinateError(ValueError):
+class CoordinateError(FusekiError, ValueError):
     """A coordinate that does not name a point of the board."""
 
 
@@ -55,7 +57,7 @@ class Point(NamedTuple):
 def check_size(size: int) -> int:
     """Return ``size`` if it is a supported board size, else raise ValueError."""
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
-        raise ValueError(f"board size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+        raise InputError(f"board size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
     return size
 
 

@@ -14,6 +14,7 @@ and 7x7 take up to 4; boards under 7x7 have no fixed placement.
 from __future__ import annotations
 
 from fuseki.go.coords import Point, check_size
+from fuseki.util.errors import InputError
 
 # Each entry is (row code, col code) counted from the bottom-left as GTP does:
 # 0 = the low handicap line, 1 = the centre line, 2 = the high handicap line.
@@ -49,8 +50,8 @@ def fixed_handicap(stones: int, size: int) -> list[Point]:
     limit = max_fixed_handicap(size)
     if not 2 <= stones <= limit:
         if limit == 0:
-            raise ValueError(f"no fixed handicap placement is defined on {size}x{size}")
-        raise ValueError(f"fixed handicap on {size}x{size} must be from 2 to {limit} stones, got {stones}")
+            raise InputError(f"no fixed handicap placement is defined on {size}x{size}")
+        raise InputError(f"fixed handicap on {size}x{size} must be from 2 to {limit} stones, got {stones}")
     line = 2 if size < 13 else 3
     pos = {"0": line, "1": (size - 1) // 2, "2": size - line - 1}
     # Rows in the pattern count from the bottom; Point rows count from the top.

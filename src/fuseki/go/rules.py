@@ -16,6 +16,8 @@ import dataclasses
 import enum
 import math
 
+from fuseki.util.errors import InputError
+
 
 class KoRule(enum.Enum):
     """Which repetitions are forbidden."""
@@ -62,9 +64,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.komi) or abs(self.komi) > 1000:
-            raise ValueError(f"komi must be a finite number of modest size, got {self.komi!r}")
+            raise InputError(f"komi must be a finite number of modest size, got {self.komi!r}")
         if round(self.komi * 2) != self.komi * 2:
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi!r}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi!r}")
 
     @staticmethod
     def preset(name: str) -> "Rules":
@@ -72,7 +74,7 @@ class Rules:
         try:
             return PRESETS[name.lower()]
         except KeyError:
-            raise ValueError(f"unknown rule set {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+            raise InputError(f"unknown rule set {name!r}; known: {', '.join(sorted(PRESETS))}") from None
 
     def replace(self, **changes: object) -> "Rules":
         """A copy with some fields changed, e.g. ``rules.replace(komi=0.5)``."""

@@ -42,6 +42,7 @@ from sgfmill import sgf, sgf_grammar, sgf_properties
 from fuseki.go.coords import MAX_SIZE, MIN_SIZE, CoordinateError, Point, from_sgf, to_gtp, to_sgf
 from fuseki.go.rules import PRESETS, HandicapBonus, KoRule, Rules, Scoring
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+from fuseki.util.errors import FusekiError
 
 __all__ = [
     "GameRecord",
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 
-class SgfError(ValueError):
+class SgfError(FusekiError, ValueError):
     """SGF data that is malformed, or that fuseki cannot replay.
 
     The message is one line, e.g. ``move 23 (W D4) is illegal: occupied``.

@@ -35,6 +35,7 @@ from fuseki.go.coords import (
 )
 from fuseki.go.handicap import fixed_handicap, max_free_handicap
 from fuseki.go.rules import KoRule, Rules, Scoring
+from fuseki.util.errors import FusekiError, InputError
 
 
 class Color(enum.IntEnum):
@@ -60,7 +61,7 @@ class Color(enum.IntEnum):
             return Color.BLACK
         if t in ("w", "white"):
             return Color.WHITE
-        raise ValueError(f"{text!r} is not a colour (expected black or white)")
+        raise InputError(f"{text!r} is not a colour (expected black or white)")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ class Move:
         return f"({self.point.row}, {self.point.col})"  # type: ignore[union-attr]
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(FusekiError, ValueError):
     """A move the rules forbid. ``reason`` is one short word or phrase.
 
     Reasons: ``occupied``, ``suicide``, ``ko``, ``superko``, ``off board``,
@@ -348,9 +349,9 @@ class GameState:
         if handicap_points is not None:
             points = [Point(*p) for p in handicap_points]
             if len(set(points)) != len(points):
-                raise ValueError("handicap points repeat")
+                raise InputError("handicap points repeat")
             if not 2 <= len(points) <= max_free_handicap(size):
-                raise ValueError(f"free handicap on {size}x{size} must be from 2 to {max_free_handicap(size)} stones")
+                raise InputError(f"free handicap on {size}x{size} must be from 2 to {max_free_handicap(size)} stones")
         elif handicap:
             points = fixed_handicap(handicap, size)
         if not points:
@@ -559,7 +560,7 @@ class GameState:
     def undo(self) -> "GameState":
         """The state before the last move (exact: states are immutable)."""
         if self.parent is None:
-            raise ValueError("nothing to undo")
+            raise InputError("nothing to undo")
         return self.parent
 
     # ---- legality -----------------------------------------------------

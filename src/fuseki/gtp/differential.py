@@ -40,6 +40,7 @@ from fuseki.go.coords import GTP_COLUMNS, MAX_SIZE, MIN_SIZE
 from fuseki.go.rules import KoRule, Rules
 from fuseki.go.state import Color, GameState, Move
 from fuseki.engines.gtp_client import GtpClient, GtpError
+from fuseki.util.errors import InputError
 
 __all__ = [
     "DEFAULT_GNUGO",
@@ -231,10 +232,10 @@ def find_gnugo(path: str | None = None) -> str:
 def check_sizes(sizes: Sequence[int]) -> None:
     """Raise ``ValueError`` unless every size is one both engines play."""
     if not sizes:
-        raise ValueError("no board sizes given")
+        raise InputError("no board sizes given")
     for n in sizes:
         if isinstance(n, bool) or not isinstance(n, int) or not MIN_SIZE <= n <= min(MAX_SIZE, GNUGO_MAX_SIZE):
-            raise ValueError(f"board size {n!r} is not one both engines play ({MIN_SIZE} to {GNUGO_MAX_SIZE})")
+            raise InputError(f"board size {n!r} is not one both engines play ({MIN_SIZE} to {GNUGO_MAX_SIZE})")
 
 
 def games_per_size(games: int, sizes: Sequence[int]) -> dict[int, int]:
@@ -249,9 +250,9 @@ def games_per_size(games: int, sizes: Sequence[int]) -> dict[int, int]:
     """
     sizes = list(dict.fromkeys(sizes))
     if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
+        raise InputError(f"games must be >= 0, got {games}")
     if not sizes:
-        raise ValueError("no board sizes given")
+        raise InputError("no board sizes given")
     if games == 0:
         return {n: 0 for n in sizes}
     weights = [1.0 / (n * n) for n in sizes]
@@ -303,7 +304,7 @@ def run_differential(
     """
     check_sizes(sizes)
     if max_plies is not None and max_plies < 1:
-        raise ValueError(f"max_plies must be >= 1, got {max_plies}")
+        raise InputError(f"max_plies must be >= 1, got {max_plies}")
     rules = Rules.preset(rules) if isinstance(rules, str) else rules
     binary = find_gnugo(gnugo)
     schedule = [n for n, count in games_per_size(games, sizes).items() for _ in range(count)]
@@ -335,7 +336,7 @@ class _Vertices:
         try:
             return {self.index[v.upper()] for v in reply.split()}
         except KeyError as e:
-            raise ValueError(f"GNU Go sent {e.args[0]!r}, not a vertex of a {self.size}x{self.size} board") from None
+            raise InputError(f"GNU Go sent {e.args[0]!r}, not a vertex of a {self.size}x{self.size} board") from None
 
 
 def _play_game(

@@ -10,6 +10,6 @@ The registry lives in :mod:`fuseki.nets.registry`; importing this package
 does not import torch until a network is built.
 """
 
-from fuseki.nets.registry import available_networks, build_network, register_network
+from fuseki.nets.registry import NETWORKS, available_networks, build_network, network_outputs, register_network
 
-__all__ = ["available_networks", "build_network", "register_network"]
+__all__ = ["NETWORKS", "available_networks", "build_network", "network_outputs", "register_network"]

@@ -46,12 +46,13 @@ torch.Size([2, 81])
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
 
-from fuseki.nets.registry import build_network, register_network  # noqa: F401 (build_network: doctest)
+from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
 __all__ = [
     "BOOK_CONV_LAYERS",
@@ -60,6 +61,12 @@ __all__ = [
     "Chapter6CNN",
     "parameter_count",
     "keras_init",
+    "book_cnn_factory",
+    "cnn_network",
+    "fc_network",
+    "large_network",
+    "medium_network",
+    "small_network",
 ]
 
 #: (filters, kernel) of each convolution of dlgo's small.py, medium.py and
@@ -93,17 +100,17 @@ def _activation(name: str) -> nn.Module:
     try:
         return _ACTIVATIONS[name]()
     except KeyError:
-        raise ValueError(f"unknown activation {name!r}; choose one of {', '.join(_ACTIVATIONS)}") from None
+        raise InputError(f"unknown activation {name!r}; choose one of {', '.join(_ACTIVATIONS)}") from None
 
 
 def _check_init(init: str) -> None:
     if init not in ("keras", "torch"):
-        raise ValueError(f"init must be 'keras' or 'torch', got {init!r}")
+        raise InputError(f"init must be 'keras' or 'torch', got {init!r}")
 
 
 def _check_dropout(dropout: float) -> None:
     if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be at least 0 and below 1, got {dropout}")
+        raise InputError(f"dropout must be at least 0 and below 1, got {dropout}")
 
 
 class FullyConnected(nn.Module):
@@ -123,7 +130,7 @@ class FullyConnected(nn.Module):
         _check_init(init)
         _check_dropout(dropout)
         if not hidden or any(int(h) < 1 for h in hidden):
-            raise ValueError(f"hidden must list at least one positive layer width, got {hidden!r}")
+            raise InputError(f"hidden must list at least one positive layer width, got {hidden!r}")
         layers: list[nn.Module] = [nn.Flatten()]
         width = in_planes * size * size
         for h in hidden:
@@ -159,7 +166,7 @@ class Chapter6CNN(nn.Module):
         _check_dropout(dropout)
         side = size // 2 if pool else size  # Keras' MaxPooling2D, like nn.MaxPool2d, floors: 9 -> 4
         if side < 1:
-            raise ValueError(f"a {size}×{size} board is too small to pool")
+            raise InputError(f"a {size}×{size} board is too small to pool")
         self.layers = nn.Sequential(
             nn.Conv2d(in_planes, filters, 3, padding=1),
             nn.ReLU(),
@@ -206,7 +213,7 @@ class BookCNN(nn.Module):
         channels = in_planes
         for filters, kernel in layers:
             if kernel % 2 != 1:
-                raise ValueError(f"kernel sizes must be odd to keep the board size, got {kernel}")
+                raise InputError(f"kernel sizes must be odd to keep the board size, got {kernel}")
             modules += [nn.Conv2d(channels, filters, kernel, padding=kernel // 2), nn.ReLU()]
             channels = filters
         modules += [nn.Flatten(), nn.Linear(channels * size * size, hidden), nn.ReLU()]
@@ -221,7 +228,7 @@ class BookCNN(nn.Module):
         return self.layers(x)
 
 
-def _fc(
+def fc_network(
     *,
     in_planes: int,
     size: int,
@@ -234,7 +241,7 @@ def _fc(
     return FullyConnected(in_planes, size, num_moves, tuple(hidden), activation, dropout, init)
 
 
-def _cnn(
+def cnn_network(
     *,
     in_planes: int,
     size: int,
@@ -248,7 +255,8 @@ def _cnn(
     return Chapter6CNN(in_planes, size, num_moves, filters, hidden, dropout, pool, init)
 
 
-def _book_factory(name: str):
+def book_cnn_factory(name: str) -> Callable[..., nn.Module]:
+    """The factory of one of the book's three CNNs (``small``, ``medium``, ``large``, :data:`BOOK_CONV_LAYERS`)."""
     conv, default_hidden = BOOK_CONV_LAYERS[name]
 
     def factory(
@@ -262,22 +270,10 @@ def _book_factory(name: str):
     ) -> nn.Module:
         return BookCNN(in_planes, size, num_moves, conv, hidden, dropout, init)
 
-    factory.__name__ = f"_{name}"
+    factory.__name__ = f"{name}_network"
     return factory
 
 
-register_network(
-    "fc", _fc, "the book's fully connected net (listing 6.14): dense 1000 and 500, sigmoid; options hidden, activation"
-)
-register_network(
-    "cnn", _cnn, "the book's ch. 6 CNN (listing 6.25): 2 convs 3x3 of 48, max-pool, dense 512, dropout 0.5"
-)
-register_network(
-    "small", _book_factory("small"), "the book's small CNN (small.py): conv 7x7 48, 3 x conv 5x5 32, dense 512"
-)
-register_network(
-    "medium", _book_factory("medium"), "the book's medium CNN (medium.py): 2 x conv 5x5 64, 3 x conv 3x3 64, dense 512"
-)
-register_network(
-    "large", _book_factory("large"), "the book's large CNN (large.py): 7 convs (7x7, then 5x5) of 64..32, dense 1024"
-)
+small_network = book_cnn_factory("small")
+medium_network = book_cnn_factory("medium")
+large_network = book_cnn_factory("large")

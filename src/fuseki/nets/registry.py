@@ -1,68 +1,117 @@
 """The registry of network architectures by name.
 
 ``build_network(name, in_planes=..., size=..., num_moves=..., **options)``
-returns a ``torch.nn.Module`` that maps a float tensor of shape
-``(batch, in_planes, size, size)`` to move logits of shape
-``(batch, num_moves)`` (policy networks) — the contract every trainer and
-agent relies on. Architectures register a factory with the same keyword
-arguments; options that an architecture does not take are an error, so a
-stored agent file cannot silently rebuild a different network.
+returns a ``torch.nn.Module`` reading a float tensor of shape
+``(batch, in_planes, size, size)``. What it returns is the entry's
+``outputs`` field (:func:`network_outputs`), so a trainer or an agent loader
+can refuse a network of the wrong kind before building it:
+
+=================  =============================================================
+``policy``         move logits ``(batch, num_moves)``
+``q``              ``forward(board, action_onehot) -> (batch,)`` action values
+``ac``             ``(logits, value)``: the book's actor-critic network
+``policy+value``   ``(logits, value)``: a two-headed network (AlphaGo Zero)
+=================  =============================================================
+
+Options that an architecture does not take are an error, so a stored agent
+file cannot silently rebuild a different network. The built-in architectures
+are registered below as ``"module:attr"`` strings: importing this module does
+not import torch; building a network does.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["register_network", "build_network", "available_networks"]
+from fuseki.util.registry import Registry
+
+__all__ = ["NETWORKS", "OUTPUTS", "available_networks", "build_network", "network_outputs", "register_network"]
 
 NetworkFactory = Callable[..., Any]
 
-_REGISTRY: dict[str, tuple[NetworkFactory, str]] = {}
+#: What a network's forward pass returns (see the table above).
+OUTPUTS = ("policy", "q", "ac", "policy+value")
+
+#: Every architecture by name, with its ``outputs``.
+NETWORKS = Registry("network", fields={"outputs": OUTPUTS})
 
 
-def register_network(name: str, factory: NetworkFactory, help: str) -> None:
-    """Make ``build_network(name, ...)`` call ``factory(in_planes=, size=, num_moves=, **options)``."""
-    if name in _REGISTRY:
-        raise ValueError(f"a network named {name!r} is already registered")
-    _REGISTRY[name] = (factory, help)
+def register_network(name: str, factory: NetworkFactory | str, help: str, *, outputs: str = "policy") -> None:
+    """Make ``build_network(name, ...)`` call ``factory(in_planes=, size=, num_moves=, **options)``.
+
+    ``factory`` is a ``"module:attr"`` string (imported on first build) or the
+    factory itself; ``outputs`` says what its forward pass returns (:data:`OUTPUTS`).
+    """
+    NETWORKS.register(name, factory, help, outputs=outputs)
 
 
 def available_networks() -> dict[str, str]:
-    """Registered architecture names and one-line help, sorted by name."""
-    _load_builtin()
-    return {name: _REGISTRY[name][1] for name in sorted(_REGISTRY)}
+    """Registered architecture names and one-line help, sorted by name (imports no torch)."""
+    return NETWORKS.available()
+
+
+def network_outputs(name: str) -> str:
+    """What network ``name`` computes: ``"policy"``, ``"q"``, ``"ac"`` or ``"policy+value"``.
+
+    Unknown names raise :class:`~fuseki.util.registry.RegistryError` listing the known ones.
+    """
+    return str(NETWORKS.entry(name).fields["outputs"])
 
 
 def build_network(name: str, *, in_planes: int, size: int, num_moves: int, **options: Any) -> Any:
     """Build architecture ``name``; unknown names or options raise ``ValueError`` naming what is accepted."""
-    _load_builtin()
-    entry = _REGISTRY.get(name)
-    if entry is None:
-        raise ValueError(f"unknown network {name!r}; known networks: {', '.join(sorted(_REGISTRY)) or '(none)'}")
-    factory = entry[0]
-    try:
-        inspect.signature(factory).bind(in_planes=in_planes, size=size, num_moves=num_moves, **options)
-    except TypeError as e:
-        raise ValueError(f"network {name!r} cannot be built with {sorted(options)}: {e}") from None
-    return factory(in_planes=in_planes, size=size, num_moves=num_moves, **options)
+    NETWORKS.entry(name)  # an unknown name before any option
+    return NETWORKS.build(name, in_planes=in_planes, size=size, num_moves=num_moves, **options)
 
 
-_LOADED = False
-
-
-def _load_builtin() -> None:
-    """Import the built-in architectures (and torch) on first use."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import importlib
-
-    for module in ("fuseki.nets.book", "fuseki.nets.residual", "fuseki.nets.rl"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name not in (module,):  # a real missing dependency (torch), not a module not written yet
-                raise
+register_network(
+    "fc",
+    "fuseki.nets.book:fc_network",
+    "the book's fully connected net (listing 6.14): dense 1000 and 500, sigmoid; options hidden, activation",
+)
+register_network(
+    "cnn",
+    "fuseki.nets.book:cnn_network",
+    "the book's ch. 6 CNN (listing 6.25): 2 convs 3x3 of 48, max-pool, dense 512, dropout 0.5",
+)
+register_network(
+    "small",
+    "fuseki.nets.book:small_network",
+    "the book's small CNN (small.py): conv 7x7 48, 3 x conv 5x5 32, dense 512",
+)
+register_network(
+    "medium",
+    "fuseki.nets.book:medium_network",
+    "the book's medium CNN (medium.py): 2 x conv 5x5 64, 3 x conv 3x3 64, dense 512",
+)
+register_network(
+    "large",
+    "fuseki.nets.book:large_network",
+    "the book's large CNN (large.py): 7 convs (7x7, then 5x5) of 64..32, dense 1024",
+)
+register_network(
+    "residual",
+    "fuseki.nets.residual:residual_network",
+    "residual CNN with batch norm and a policy head; options blocks (4), channels (64)",
+)
+register_network(
+    "residual-dual",
+    "fuseki.nets.residual:dual_residual_network",
+    "AlphaGo Zero's two-headed residual CNN, returns (logits, value); options blocks (4), channels (64), value_hidden (256)",
+    outputs="policy+value",
+)
+register_network(
+    "q",
+    "fuseki.nets.rl:q_network",
+    "the book's Q network (listing 11.4): conv 5x5 and 3x3 of 64, dense 512, + one-hot action, dense 256, tanh; "
+    "options layers, board_hidden, hidden",
+    outputs="q",
+)
+register_network(
+    "ac",
+    "fuseki.nets.rl:ac_network",
+    "the book's actor-critic network (listing 12.5): 3 convs 3x3 of 64, dense 512, policy and value heads of 512; "
+    "options layers, board_hidden, policy_hidden, value_hidden",
+    outputs="ac",
+)

@@ -37,9 +37,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from fuseki.nets.registry import build_network, register_network  # noqa: F401 (build_network: doctest)
+from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
-__all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network"]
+__all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network", "residual_network"]
 
 
 class ConvBN(nn.Module):
@@ -84,7 +85,7 @@ class ResidualNet(nn.Module):
     ) -> None:
         super().__init__()
         if blocks < 0 or channels < 1 or policy_channels < 1 or value_hidden < 1:
-            raise ValueError("blocks must be at least 0, and channels and head widths at least 1")
+            raise InputError("blocks must be at least 0, and channels and head widths at least 1")
         self.stem = ConvBN(in_planes, channels, 3)
         self.tower = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.policy = nn.Sequential(
@@ -113,7 +114,7 @@ class ResidualNet(nn.Module):
         return logits, self.value(h).squeeze(-1)
 
 
-def _residual(
+def residual_network(
     *, in_planes: int, size: int, num_moves: int, blocks: int = 4, channels: int = 64, policy_channels: int = 2
 ) -> nn.Module:
     return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels)
@@ -131,13 +132,3 @@ def dual_residual_network(
 ) -> ResidualNet:
     """The two-headed network of AlphaGo Zero: ``forward`` returns ``(logits, value)``."""
     return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels, True, value_hidden)
-
-
-register_network(
-    "residual", _residual, "residual CNN with batch norm and a policy head; options blocks (4), channels (64)"
-)
-register_network(
-    "residual-dual",
-    dual_residual_network,
-    "AlphaGo Zero's two-headed residual CNN, returns (logits, value); options blocks (4), channels (64), value_hidden (256)",
-)

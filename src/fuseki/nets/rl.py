@@ -13,8 +13,9 @@ name    layers (every conv keeps the board size, ReLU)                   the boo
 ======  ==============================================================  ==============
 
 Unlike the policy networks of :mod:`fuseki.nets.book`, these do not map a
-board to move logits alone, so their agent files carry a ``kind`` (``"q"``
-or ``"ac"``, see :data:`NETWORK_KINDS`) and :func:`fuseki.agents.rl_agents.load_rl_agent`
+board to move logits alone, so they are registered with ``outputs="q"`` and
+``outputs="ac"`` (:func:`fuseki.nets.registry.network_outputs`), their agent
+files carry that ``kind``, and :func:`fuseki.agents.rl_agents.load_rl_agent`
 builds the matching agent. The forward passes:
 
 - :class:`QNetwork`: ``forward(board, action_onehot) -> (batch,)`` values.
@@ -47,17 +48,10 @@ import torch
 from torch import nn
 
 from fuseki.nets.book import keras_init
-from fuseki.nets.registry import build_network, register_network  # noqa: F401 (build_network: doctest)
+from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
+from fuseki.util.errors import InputError
 
-__all__ = ["NETWORK_KINDS", "ActorCriticNetwork", "QNetwork", "network_kind"]
-
-#: What each registered RL network computes; every other registered network is a ``"policy"`` (move logits).
-NETWORK_KINDS: dict[str, str] = {"q": "q", "ac": "ac"}
-
-
-def network_kind(name: str) -> str:
-    """``"q"``, ``"ac"`` or ``"policy"``: what network ``name`` computes (so a trainer can refuse a wrong one)."""
-    return NETWORK_KINDS.get(name, "policy")
+__all__ = ["ActorCriticNetwork", "QNetwork", "ac_network", "q_network"]
 
 
 def _trunk(in_planes: int, layers: Sequence[Sequence[int]]) -> tuple[nn.Sequential, int]:
@@ -65,13 +59,13 @@ def _trunk(in_planes: int, layers: Sequence[Sequence[int]]) -> tuple[nn.Sequenti
     modules: list[nn.Module] = []
     channels = in_planes
     if not layers:
-        raise ValueError("layers must list at least one (filters, kernel) convolution")
+        raise InputError("layers must list at least one (filters, kernel) convolution")
     for entry in layers:
         if len(entry) != 2:
-            raise ValueError(f"each layer is (filters, kernel), got {entry!r}")
+            raise InputError(f"each layer is (filters, kernel), got {entry!r}")
         filters, kernel = int(entry[0]), int(entry[1])
         if filters < 1 or kernel < 1 or kernel % 2 != 1:
-            raise ValueError(f"a layer needs at least one filter and an odd kernel, got {entry!r}")
+            raise InputError(f"a layer needs at least one filter and an odd kernel, got {entry!r}")
         modules += [nn.Conv2d(channels, filters, kernel, padding=kernel // 2), nn.ReLU()]
         channels = filters
     return nn.Sequential(*modules), channels
@@ -79,10 +73,10 @@ def _trunk(in_planes: int, layers: Sequence[Sequence[int]]) -> tuple[nn.Sequenti
 
 def _check(init: str, **widths: int) -> None:
     if init not in ("keras", "torch"):
-        raise ValueError(f"init must be 'keras' or 'torch', got {init!r}")
+        raise InputError(f"init must be 'keras' or 'torch', got {init!r}")
     for name, value in widths.items():
         if int(value) < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
+            raise InputError(f"{name} must be at least 1, got {value}")
 
 
 class QNetwork(nn.Module):
@@ -159,7 +153,7 @@ class ActorCriticNetwork(nn.Module):
         return self.policy(features), self.value(features).squeeze(1)
 
 
-def _q(
+def q_network(
     *,
     in_planes: int,
     size: int,
@@ -173,7 +167,7 @@ def _q(
     return QNetwork(in_planes, size, tuple(tuple(x) for x in layers), board_hidden, hidden, init)
 
 
-def _ac(
+def ac_network(
     *,
     in_planes: int,
     size: int,
@@ -187,17 +181,3 @@ def _ac(
     return ActorCriticNetwork(
         in_planes, size, num_moves, tuple(tuple(x) for x in layers), board_hidden, policy_hidden, value_hidden, init
     )
-
-
-register_network(
-    "q",
-    _q,
-    "the book's Q network (listing 11.4): conv 5x5 and 3x3 of 64, dense 512, + one-hot action, dense 256, tanh; "
-    "options layers, board_hidden, hidden",
-)
-register_network(
-    "ac",
-    _ac,
-    "the book's actor-critic network (listing 12.5): 3 convs 3x3 of 64, dense 512, policy and value heads of 512; "
-    "options layers, board_hidden, policy_hidden, value_hidden",
-)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from fuseki.util.errors import InputError
+
 __all__ = ["DigitsSplit", "load_digits_split", "one_hot"]
 
 
@@ -43,7 +45,7 @@ def one_hot(labels: ArrayLike, num_classes: int = 10, dtype: DTypeLike = np.floa
     """Rows with a 1 at each label's position (the book's ``encode_label``, for a whole array)."""
     labels = np.asarray(labels)
     if labels.ndim != 1 or (labels.size and (labels.min() < 0 or labels.max() >= num_classes)):
-        raise ValueError(f"labels must be a 1-d array of classes 0..{num_classes - 1}")
+        raise InputError(f"labels must be a 1-d array of classes 0..{num_classes - 1}")
     out = np.zeros((len(labels), num_classes), dtype=dtype)
     out[np.arange(len(labels)), labels.astype(np.int64)] = 1
     return out
@@ -59,7 +61,7 @@ def load_digits_split(test_fraction: float = 0.2, seed: int = 0) -> DigitsSplit:
     from sklearn.model_selection import train_test_split
 
     if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must lie strictly between 0 and 1, got {test_fraction}")
+        raise InputError(f"test_fraction must lie strictly between 0 and 1, got {test_fraction}")
     digits = load_digits()
     x = (digits.data / 16.0).astype(np.float32)
     y = digits.target.astype(np.int64)

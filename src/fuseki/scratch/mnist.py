@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fuseki.scratch.digits import DigitsSplit
+from fuseki.util.errors import InputError
 
 __all__ = ["IDX_TYPES", "MnistData", "find_mnist_files", "load_mnist", "parse_idx", "read_idx", "write_idx"]
 
@@ -67,28 +68,28 @@ MNIST_FILES = {
 def parse_idx(data: bytes, name: str = "<bytes>") -> NDArray:
     """The array held by the IDX bytes ``data`` (already decompressed), in native byte order."""
     if len(data) < 4:
-        raise ValueError(f"{name}: not an IDX file: {len(data)} bytes, too short for the 4-byte magic number")
+        raise InputError(f"{name}: not an IDX file: {len(data)} bytes, too short for the 4-byte magic number")
     zero, code, ndim = struct.unpack(">HBB", data[:4])
     if zero != 0 or code not in IDX_TYPES:
-        raise ValueError(
+        raise InputError(
             f"{name}: not an IDX file: magic number 0x{data[:4].hex()} "
             "(expected 00 00, a type code 08/09/0B/0C/0D/0E, and the number of dimensions)"
         )
     if ndim == 0:
-        raise ValueError(f"{name}: IDX file with 0 dimensions")
+        raise InputError(f"{name}: IDX file with 0 dimensions")
     header = 4 + 4 * ndim
     if len(data) < header:
-        raise ValueError(f"{name}: truncated: {len(data)} bytes, but the header of {ndim} dimensions needs {header}")
+        raise InputError(f"{name}: truncated: {len(data)} bytes, but the header of {ndim} dimensions needs {header}")
     shape = struct.unpack(f">{ndim}I", data[4:header])
     dtype = IDX_TYPES[code]
     expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     found = len(data) - header
     if found < expected:
-        raise ValueError(
+        raise InputError(
             f"{name}: truncated: shape {'x'.join(map(str, shape))} of {dtype.name} needs {expected:,} data bytes, found {found:,}"
         )
     if found > expected:
-        raise ValueError(
+        raise InputError(
             f"{name}: {found - expected:,} bytes after the data of shape {'x'.join(map(str, shape))} (malformed header?)"
         )
     array = np.frombuffer(data, dtype=dtype, offset=header).reshape(shape)
@@ -107,7 +108,7 @@ def read_idx(path: str | os.PathLike[str]) -> NDArray:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as e:  # BadGzipFile is an OSError
-            raise ValueError(f"{path}: broken gzip data: {e}") from None
+            raise InputError(f"{path}: broken gzip data: {e}") from None
     return parse_idx(raw, str(path))
 
 
@@ -116,9 +117,9 @@ def write_idx(path: str | os.PathLike[str], array: NDArray, *, compress: bool | 
     array = np.asarray(array)
     code = _CODE_OF.get(array.dtype.newbyteorder("="))
     if code is None:
-        raise ValueError(f"IDX cannot hold {array.dtype}; types: uint8, int8, int16, int32, float32, float64")
+        raise InputError(f"IDX cannot hold {array.dtype}; types: uint8, int8, int16, int32, float32, float64")
     if not 1 <= array.ndim <= 255:
-        raise ValueError(f"IDX needs 1 to 255 dimensions, got {array.ndim}")
+        raise InputError(f"IDX needs 1 to 255 dimensions, got {array.ndim}")
     data = (
         struct.pack(f">HBB{array.ndim}I", 0, code, array.ndim, *array.shape)
         + np.ascontiguousarray(array, dtype=IDX_TYPES[code]).tobytes()
@@ -163,15 +164,15 @@ def load_mnist(directory: str | os.PathLike[str]) -> MnistData:
     for part in ("train", "test"):
         images, labels = arrays[f"{part}_images"], arrays[f"{part}_labels"]
         if images.ndim != 3 or images.dtype != np.uint8:
-            raise ValueError(f"{files[f'{part}_images']}: expected uint8 images n x rows x columns, got {images.dtype} {images.shape}")
+            raise InputError(f"{files[f'{part}_images']}: expected uint8 images n x rows x columns, got {images.dtype} {images.shape}")
         if labels.ndim != 1 or labels.dtype != np.uint8:
-            raise ValueError(f"{files[f'{part}_labels']}: expected a uint8 vector of labels, got {labels.dtype} {labels.shape}")
+            raise InputError(f"{files[f'{part}_labels']}: expected a uint8 vector of labels, got {labels.dtype} {labels.shape}")
         if len(images) != len(labels):
-            raise ValueError(f"{part}: {len(images):,} images but {len(labels):,} labels")
+            raise InputError(f"{part}: {len(images):,} images but {len(labels):,} labels")
         if labels.size and labels.max() > 9:
-            raise ValueError(f"{files[f'{part}_labels']}: label {labels.max()} is not a digit")
+            raise InputError(f"{files[f'{part}_labels']}: label {labels.max()} is not a digit")
         out[f"x_{part}"] = images.reshape(len(images), -1).astype(np.float32) / np.float32(255)
         out[f"y_{part}"] = labels.astype(np.int64)
     if out["x_train"].shape[1] != out["x_test"].shape[1]:
-        raise ValueError(f"training images have {out['x_train'].shape[1]} pixels but test images {out['x_test'].shape[1]}")
+        raise InputError(f"training images have {out['x_train'].shape[1]} pixels but test images {out['x_test'].shape[1]}")
     return MnistData(**out)

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fuseki.games.base import GameState
+from fuseki.util.errors import InputError
 
 #: ``rollout_policy(state, rng) -> move``: one move of a playout.
 RolloutPolicy = Callable[[Any, random.Random], Any]
@@ -156,11 +157,11 @@ def uct_search(
     reproducible.
     """
     if iterations is None and seconds is None:
-        raise ValueError("give iterations, seconds or both: UCT needs a limit")
+        raise InputError("give iterations, seconds or both: UCT needs a limit")
     if iterations is not None and iterations < 1:
-        raise ValueError(f"iterations must be at least 1, got {iterations}")
+        raise InputError(f"iterations must be at least 1, got {iterations}")
     if seconds is not None and seconds <= 0:
-        raise ValueError(f"seconds must be positive, got {seconds}")
+        raise InputError(f"seconds must be positive, got {seconds}")
     if rng is None:
         rng = random.Random(seed)
     start = time.perf_counter()

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fuseki.train.policy_gradient import BookSettings, RLTrainConfig, RLTrainResult, policy_gradient_loss, train_rl
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     import torch
@@ -74,7 +75,7 @@ def actor_critic_loss(
 def _loss(model: Any, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     out = model(batch["states"])
     if not isinstance(out, tuple) or len(out) != 2:
-        raise ValueError("actor-critic needs a network with a policy and a value head (--network ac)")
+        raise InputError("actor-critic needs a network with a policy and a value head (--network ac)")
     logits, values = out
     total, policy, value = actor_critic_loss(logits, values, batch["actions"], batch["rewards"], batch["advantages"])
     return total, {"loss": total.detach(), "policy_loss": policy.detach(), "value_loss": value.detach()}

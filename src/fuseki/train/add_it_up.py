@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.errors import InputError
+
 __all__ = ["BOOK_LR", "CHOICES", "GRADIENT_LR", "TURNS", "AddItUpResult", "simulate_game", "train_add_it_up"]
 
 #: The numbers a player may pick.
@@ -108,12 +110,12 @@ def train_add_it_up(
     result.
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a whole number at least 1, got {games!r}")
+        raise InputError(f"games must be a whole number at least 1, got {games!r}")
     rate = (BOOK_LR if method == "book" else GRADIENT_LR) if lr is None else float(lr)
     if not (math.isfinite(rate) and rate > 0):
-        raise ValueError(f"the learning rate must be a positive number, got {lr!r}")
+        raise InputError(f"the learning rate must be a positive number, got {lr!r}")
     rng = np.random.default_rng(seed)
     policies = np.empty((games + 1, 5))
     won = np.empty(games, dtype=np.int8)

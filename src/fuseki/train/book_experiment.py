@@ -35,6 +35,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fuseki.util.errors import InputError
+
 __all__ = ["BOOK_ROWS", "BookRow", "format_results", "plot_book_curves", "run_book_experiment"]
 
 
@@ -94,7 +96,7 @@ def _rows(keys: Sequence[str] | None) -> list[BookRow]:
     known = {row.key: row for row in BOOK_ROWS}
     unknown = [k for k in keys if k not in known]
     if unknown:
-        raise ValueError(f"unknown row {unknown[0]!r}; the rows are {', '.join(known)}")
+        raise InputError(f"unknown row {unknown[0]!r}; the rows are {', '.join(known)}")
     return [known[k] for k in keys]
 
 
@@ -126,7 +128,7 @@ def run_book_experiment(
 
     chosen = _rows(rows)
     if max_epochs is not None and max_epochs < 1:
-        raise ValueError(f"max epochs must be at least 1, got {max_epochs}")
+        raise InputError(f"max epochs must be at least 1, got {max_epochs}")
     emit = progress or (lambda event: None)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fuseki.util.errors import InputError
+
 if TYPE_CHECKING:
     import torch
 
@@ -121,21 +123,21 @@ class RLTrainConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "experience", tuple(os.fspath(p) for p in self.experience))
         if not self.experience and not self.init:
-            raise ValueError("give at least one experience file")
+            raise InputError("give at least one experience file")
         if self.start is not None and (self.network or self.encoder or self.size or self.net_options):
-            raise ValueError("start from an agent file (--from) or a fresh network (--network/--encoder/--size), not both")
+            raise InputError("start from an agent file (--from) or a fresh network (--network/--encoder/--size), not both")
         if self.start is None and not (self.network and self.encoder and self.size):
-            raise ValueError("give --from FILE, or --network NAME --encoder NAME --size N for a fresh network")
+            raise InputError("give --from FILE, or --network NAME --encoder NAME --size N for a fresh network")
         if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"the learning rate must be a positive number, got {self.lr}")
+            raise InputError(f"the learning rate must be a positive number, got {self.lr}")
         if self.clipnorm is not None and not (math.isfinite(self.clipnorm) and self.clipnorm >= 0):
-            raise ValueError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
+            raise InputError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
         if self.batch_size is not None and self.batch_size < 1:
-            raise ValueError(f"the batch size must be at least 1, got {self.batch_size}")
+            raise InputError(f"the batch size must be at least 1, got {self.batch_size}")
         if self.epochs is not None and self.epochs < 1:
-            raise ValueError(f"epochs must be at least 1, got {self.epochs}")
+            raise InputError(f"epochs must be at least 1, got {self.epochs}")
         if not self.out:
-            raise ValueError("give the output agent file (--out)")
+            raise InputError("give the output agent file (--out)")
 
     def resolved(self, book: BookSettings) -> tuple[float, float | None, int, int]:
         """``(lr, clipnorm or None, batch size, epochs)`` with the book's values where not given."""
@@ -202,7 +204,7 @@ def policy_gradient_loss(logits: torch.Tensor, actions: torch.Tensor, rewards: t
 def _pg_loss(model: Any, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     out = model(batch["states"])
     if not hasattr(out, "dim") or out.dim() != 2:
-        raise ValueError("policy gradient needs a policy network (one output of move logits)")
+        raise InputError("policy gradient needs a policy network (one output of move logits)")
     loss = policy_gradient_loss(out, batch["actions"], batch["rewards"])
     return loss, {"loss": loss.detach()}
 
@@ -285,20 +287,19 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
     from fuseki.agents.agent_file import load_agent_file, read_agent_info
     from fuseki.util.atomic import sha256_file
     from fuseki.encoders import get_encoder
-    from fuseki.nets.registry import build_network
-    from fuseki.nets.rl import network_kind
+    from fuseki.nets.registry import build_network, network_outputs
 
     names = {"policy": "a policy network", "q": "a Q network (--network q)", "ac": "an actor-critic network (--network ac)"}
     if config.start is not None:
         info = read_agent_info(config.start)
         if info.kind != kind:
-            raise ValueError(f"{info.path} is a {info.kind!r} agent file; this learner trains {names[kind]}")
+            raise InputError(f"{info.path} is a {info.kind!r} agent file; this learner trains {names[kind]}")
         model, info = load_agent_file(config.start)
         origin = f"{info.path} (sha256 {sha256_file(info.path)[:16]})"
         return model, info.make_encoder(), info.network, dict(info.network_options), origin
     assert config.network and config.encoder and config.size
-    if network_kind(config.network) != kind:
-        raise ValueError(f"network {config.network!r} is not {names[kind]}")
+    if network_outputs(config.network) != kind:
+        raise InputError(f"network {config.network!r} is not {names[kind]}")
     encoder = get_encoder(config.encoder, int(config.size))
     torch.manual_seed(int(config.seed))
     options = dict(config.net_options)
@@ -311,17 +312,17 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
 def check_experience(buffer: ExperienceBuffer, encoder: Encoder, *, max_action: int | None = None) -> None:
     """Refuse experience made with another encoder, board or plane count, or with moves the network cannot output."""
     if (buffer.encoder, buffer.board_size) != (encoder.name, encoder.size):
-        raise ValueError(
+        raise InputError(
             f"the experience was encoded with {buffer.encoder!r} on {buffer.board_size}x{buffer.board_size}; "
             f"the network reads {encoder.name!r} on {encoder.size}x{encoder.size}"
         )
     if len(buffer) and tuple(buffer.states.shape[1:]) != tuple(encoder.shape):
-        raise ValueError(f"the experience states have shape {buffer.states.shape[1:]}, the encoder's are {encoder.shape}")
+        raise InputError(f"the experience states have shape {buffer.states.shape[1:]}, the encoder's are {encoder.shape}")
     limit = encoder.num_moves if max_action is None else max_action
     if len(buffer) and int(buffer.actions.max()) >= limit:
-        raise ValueError(f"the experience holds move index {int(buffer.actions.max())}; the network has {limit} moves")
+        raise InputError(f"the experience holds move index {int(buffer.actions.max())}; the network has {limit} moves")
     if not len(buffer):
-        raise ValueError("the experience holds no decisions")
+        raise InputError("the experience holds no decisions")
 
 
 def train_rl(
@@ -420,7 +421,7 @@ def init_agent(config: RLTrainConfig, kind: str) -> str:
     from fuseki.agents.agent_file import save_agent
 
     if config.start is not None:
-        raise ValueError("--init makes a fresh agent file; it takes no --from")
+        raise InputError("--init makes a fresh agent file; it takes no --from")
     model, encoder, network, options, origin = start_model(config, kind)
     save_agent(config.out, model, encoder=encoder, network=network, network_options=options,
                metadata={"algorithm": "untrained (initial weights)", "start": origin, "seed": config.seed}, kind=kind)
@@ -449,7 +450,7 @@ def experience_paths(paths: Sequence[str | os.PathLike[str]]) -> tuple[str, ...]
         if os.path.isdir(text):
             merged = os.path.join(text, "experience.npz")
             if not os.path.isfile(merged):
-                raise ValueError(f"{text}: a folder without experience.npz (is the self-play run finished?)")
+                raise InputError(f"{text}: a folder without experience.npz (is the self-play run finished?)")
             text = merged
         out.append(text)
     return tuple(out)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fuseki.train.policy_gradient import BookSettings, RLTrainConfig, RLTrainResult, train_rl
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     import torch
@@ -47,7 +48,7 @@ def _loss(model: Any, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     import torch
 
     if not hasattr(model, "head_values"):
-        raise ValueError("Q-learning needs a Q network (--network q)")
+        raise InputError("Q-learning needs a Q network (--network q)")
     actions = batch["actions"]
     onehot = torch.zeros(len(actions), model.num_actions, device=actions.device)
     onehot[torch.arange(len(actions), device=actions.device), actions] = 1.0

@@ -64,6 +64,7 @@ from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, RunMismatch, derive_seed, field_defaults
 
 from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
+from fuseki.util.errors import InputError
 
 __all__ = [
     "LOOP_FILE",
@@ -165,27 +166,27 @@ class LoopSettings:
         from fuseki.go.rules import Rules
 
         if self.method not in METHODS:
-            raise ValueError(f"unknown method {self.method!r}; one of {', '.join(METHODS)}")
+            raise InputError(f"unknown method {self.method!r}; one of {', '.join(METHODS)}")
         for name in ("games", "eval_games", "window", "chunk_size", "dead_playouts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name.replace('_', ' ')} must be a whole number of at least 1, got {value!r}")
+                raise InputError(f"{name.replace('_', ' ')} must be a whole number of at least 1, got {value!r}")
         if not (isinstance(self.alpha, (int, float)) and 0 < self.alpha < 1):
-            raise ValueError(f"alpha (the significance level) must be between 0 and 1, got {self.alpha!r}")
+            raise InputError(f"alpha (the significance level) must be between 0 and 1, got {self.alpha!r}")
         for name in ("temperature", "eval_temperature"):
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and 0 <= value <= 1):
-                raise ValueError(f"{name.replace('_', ' ')} (the chance of a random move) must be from 0 to 1, got {value}")
+                raise InputError(f"{name.replace('_', ' ')} (the chance of a random move) must be from 0 to 1, got {value}")
         if self.lr is not None and not (math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"the learning rate must be a positive number, got {self.lr}")
+            raise InputError(f"the learning rate must be a positive number, got {self.lr}")
         if self.clipnorm is not None and not (math.isfinite(self.clipnorm) and self.clipnorm >= 0):
-            raise ValueError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
+            raise InputError(f"clipnorm must be a number at least 0 (0: off), got {self.clipnorm}")
         for name in ("batch_size", "epochs", "max_moves"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise ValueError(f"{name.replace('_', ' ')} must be at least 1, got {value}")
+                raise InputError(f"{name.replace('_', ' ')} must be at least 1, got {value}")
         if self.komi is not None and not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         Rules.preset(self.rules)
 
     @property
@@ -222,7 +223,7 @@ class EvalRecord:
         for name in ("wins", "losses", "draws"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a whole number of 0 or more, got {value!r}")
+                raise InputError(f"{name} must be a whole number of 0 or more, got {value!r}")
 
     @property
     def games(self) -> int:
@@ -594,9 +595,9 @@ def run_loop(
     evaluation.
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a whole number of at least 1, got {rounds!r}")
+        raise InputError(f"rounds must be a whole number of at least 1, got {rounds!r}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     say = _Reporter(progress, rounds)
     out = Path(out_dir)
     start = _start_agent(settings)

@@ -57,6 +57,7 @@ from typing import Any
 
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, chunk_count, chunk_items, derive_seed
+from fuseki.util.errors import InputError
 
 __all__ = [
     "CHUNKS_DIR",
@@ -108,13 +109,13 @@ class SelfPlaySettings:
 
         Rules.preset(self.rules)
         if self.temperature is not None and not (math.isfinite(self.temperature) and 0 <= self.temperature <= 1):
-            raise ValueError(f"temperature (the chance of a random move) must be from 0 to 1, got {self.temperature}")
+            raise InputError(f"temperature (the chance of a random move) must be from 0 to 1, got {self.temperature}")
         if self.chunk_size < 1:
-            raise ValueError(f"the chunk size must be at least 1 game, got {self.chunk_size}")
+            raise InputError(f"the chunk size must be at least 1 game, got {self.chunk_size}")
         if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max moves must be at least 1, got {self.max_moves}")
+            raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         if self.komi is not None and not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+            raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +156,7 @@ def _resolve(settings: SelfPlaySettings) -> _Plan:
     path = resolve_agent_path(settings.agent)
     info = read_agent_info(path)
     if info.kind not in KINDS:
-        raise ValueError(f"{path}: a {info.kind!r} agent file; self-play needs one of kind {', '.join(KINDS)}")
+        raise InputError(f"{path}: a {info.kind!r} agent file; self-play needs one of kind {', '.join(KINDS)}")
     identity: dict[str, Any] = {
         "agent_sha256": sha256_file(path),
         "kind": info.kind,
@@ -167,7 +168,7 @@ def _resolve(settings: SelfPlaySettings) -> _Plan:
         path2 = resolve_agent_path(settings.agent2)
         info2 = read_agent_info(path2)
         if info2.kind not in KINDS:
-            raise ValueError(f"{path2}: a {info2.kind!r} agent file; the opponent must be one of kind {', '.join(KINDS)}")
+            raise InputError(f"{path2}: a {info2.kind!r} agent file; the opponent must be one of kind {', '.join(KINDS)}")
         if info2.board_size != info.board_size:
             raise ValueError(
                 f"the agents play different boards: {path} {info.board_size}x{info.board_size}, "
@@ -489,9 +490,9 @@ def selfplay(
     from fuseki.data.experience import ExperienceBuffer, combine_experience
 
     if isinstance(games, bool) or games < 1:
-        raise ValueError(f"the number of games must be at least 1, got {games}")
+        raise InputError(f"the number of games must be at least 1, got {games}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     say = progress or (lambda event: None)
     out = Path(out_dir)
     plan = _resolve(settings)

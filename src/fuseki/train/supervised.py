@@ -52,6 +52,7 @@ from fuseki.data.dataset import ShardSet, ShardStream
 from fuseki.nets import build_network
 from fuseki.util.device import select_device
 from fuseki.train.symmetry import augment_batch, dihedral_permutations, inverse_permutations
+from fuseki.util.errors import InputError
 
 __all__ = [
     "OPTIMIZERS",
@@ -159,15 +160,15 @@ class TrainConfig:
     def resolved(self) -> TrainConfig:
         """A copy with defaults filled in (learning rate, momentum) and values checked; raises ``ValueError``."""
         if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+            raise InputError(f"unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
         if self.schedule not in SCHEDULES:
-            raise ValueError(f"unknown schedule {self.schedule!r}; choose one of {', '.join(SCHEDULES)}")
+            raise InputError(f"unknown schedule {self.schedule!r}; choose one of {', '.join(SCHEDULES)}")
         lr = OPTIMIZERS[self.optimizer] if self.lr is None else float(self.lr)
         momentum = self.momentum
         if momentum is None:
             momentum = 0.9 if self.optimizer == "momentum" else 0.0
         elif self.optimizer not in ("sgd", "momentum"):
-            raise ValueError(f"--momentum applies to sgd and momentum, not {self.optimizer}")
+            raise InputError(f"--momentum applies to sgd and momentum, not {self.optimizer}")
         checks = [
             (lr > 0 and math.isfinite(lr), f"the learning rate must be positive, got {lr}"),
             (0.0 <= momentum < 1.0, f"momentum must be at least 0 and below 1, got {momentum}"),
@@ -183,7 +184,7 @@ class TrainConfig:
         ]
         for ok, message in checks:
             if not ok:
-                raise ValueError(message)
+                raise InputError(message)
         return dataclasses.replace(self, lr=lr, momentum=float(momentum), net_options=dict(self.net_options))
 
     def to_dict(self) -> dict[str, Any]:
@@ -373,11 +374,11 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     except FileNotFoundError:
         raise
     except Exception as e:  # torch raises UnpicklingError, RuntimeError, ... for a file that is not a checkpoint
-        raise ValueError(f"cannot read the checkpoint {path}: {str(e).splitlines()[0] if str(e) else e!r}") from None
+        raise InputError(f"cannot read the checkpoint {path}: {str(e).splitlines()[0] if str(e) else e!r}") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a fuseki supervised-training checkpoint")
+        raise InputError(f"{path} is not a fuseki supervised-training checkpoint")
     if ckpt.get("version") != VERSION:
-        raise ValueError(f"{path} has checkpoint version {ckpt.get('version')}, this fuseki reads {VERSION}")
+        raise InputError(f"{path} has checkpoint version {ckpt.get('version')}, this fuseki reads {VERSION}")
     return ckpt
 
 
@@ -509,7 +510,7 @@ def _tensorboard(out: Path, purge_step: int) -> Any:
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
-        raise ValueError("--tensorboard needs the tensorboard package (pip install tensorboard)") from None
+        raise InputError("--tensorboard needs the tensorboard package (pip install tensorboard)") from None
     return SummaryWriter(str(out / TENSORBOARD_DIR), purge_step=purge_step)
 
 
@@ -539,7 +540,7 @@ def train_supervised(
     emit = progress or (lambda event: None)
     train_set = ShardSet(config.shards, "train")
     if len(train_set) == 0:
-        raise ValueError(f"{config.shards} has no training positions")
+        raise InputError(f"{config.shards} has no training positions")
     manifest = train_set.manifest
     data = {
         "shards": str(Path(config.shards).resolve()),
@@ -574,11 +575,11 @@ def train_supervised(
     start_epoch, step = 0, 0
     if ckpt_path.exists():
         if not config.resume:
-            raise ValueError(f"{out} already holds a checkpoint; pass --resume to continue it, or choose another --out")
+            raise InputError(f"{out} already holds a checkpoint; pass --resume to continue it, or choose another --out")
         ckpt = load_checkpoint(ckpt_path)
         problem = _resume_mismatch(ckpt["config"], saved, ckpt["data"], data)
         if problem is not None:
-            raise ValueError(f"cannot resume {ckpt_path}: {problem}")
+            raise InputError(f"cannot resume {ckpt_path}: {problem}")
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         start_epoch, step = int(ckpt["epoch"]), int(ckpt["scheduler"]["step"])

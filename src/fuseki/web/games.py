@@ -4,9 +4,10 @@ A game is its :class:`Settings` plus the list of moves played (GTP vertices,
 ``"pass"`` and ``"resign"``). The store keeps only those; the position is
 rebuilt by replaying the moves, so nothing but plain data crosses a process
 boundary. :func:`bot_move` is what the worker pool runs: it takes the settings
-and the moves, replays them and returns the bot's move as a GTP vertex.
+and the moves, replays them and returns the bot's move as a GTP vertex. The
+request bodies that create games are checked in :mod:`fuseki.web.models`.
 
->>> s = parse_settings({"size": 9, "human": "white", "bot": "random"})
+>>> s = Settings(size=9, human=Color.WHITE, bot="random")
 >>> s.bot_color.name, s.rules
 ('BLACK', 'chinese')
 >>> state = replay(s, ["E5", "C3"])
@@ -25,6 +26,7 @@ import numpy as np
 
 from fuseki.deadstones.scorer import METHODS
 from fuseki.go.coords import CoordinateError, to_gtp
+from fuseki.util.errors import FusekiError
 from fuseki.util.seeds import derive_seed
 from fuseki.go.rules import PRESETS, Rules
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
@@ -43,7 +45,6 @@ __all__ = [
     "bot_move",
     "final_score",
     "game_json",
-    "parse_settings",
     "play_human",
     "replay",
     "undo_moves",
@@ -67,7 +68,7 @@ SCORE_PLAYOUTS = 200
 DEAD_STONES: tuple[str, ...] = METHODS
 
 
-class SettingsError(ValueError):
+class SettingsError(FusekiError, ValueError):
     """Game settings that cannot be used (HTTP 422)."""
 
 
@@ -113,20 +114,6 @@ class Settings:
         }
 
 
-def _number(data: dict[str, Any], key: str, default: Any, kind: type) -> Any:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SettingsError(f"{key} must be a number, got {value!r}")
-    if kind is int:
-        if isinstance(value, float) and not value.is_integer():
-            raise SettingsError(f"{key} must be a whole number, got {value!r}")
-        return int(value)
-    value = float(value)
-    if not math.isfinite(value):
-        raise SettingsError(f"{key} must be a finite number, got {value!r}")
-    return value
-
-
 def check_seconds(value: Any, what: str = "seconds") -> float:
     """A think time in (0, :data:`MAX_SECONDS`]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -143,99 +130,6 @@ def check_playouts(value: Any, limit: int = MAX_PLAYOUTS, what: str = "playouts"
     if not 1 <= value <= limit:
         raise SettingsError(f"{what} must be from 1 to {limit}, got {value!r}")
     return value
-
-
-def parse_settings(data: dict[str, Any]) -> Settings:
-    """Validate a request's game settings; raises :class:`SettingsError` with a clear message."""
-    size = _number(data, "size", 9, int)
-    if not MIN_SIZE <= size <= MAX_SIZE:
-        raise SettingsError(f"board size must be from {MIN_SIZE} to {MAX_SIZE}, got {size}")
-    rules = data.get("rules", "chinese")
-    if not isinstance(rules, str) or rules.lower() not in PRESETS:
-        raise SettingsError(f"unknown rules {rules!r}; known: {', '.join(sorted(PRESETS))}")
-    rules = rules.lower()
-    komi = _number(data, "komi", PRESETS[rules].komi, float)
-    if abs(komi) > MAX_KOMI or round(komi * 2) != komi * 2:
-        raise SettingsError(f"komi must be a multiple of 0.5 from -{MAX_KOMI:g} to {MAX_KOMI:g}, got {komi:g}")
-    handicap = _number(data, "handicap", 0, int)
-    if handicap == 1:
-        handicap = 0  # one handicap stone is no stone: Black simply moves first
-    human_text = data.get("human", "black")
-    try:
-        human = Color.parse(human_text) if isinstance(human_text, str) else None
-    except ValueError:
-        human = None
-    if human is None:
-        raise SettingsError(f"human must be 'black' or 'white', got {human_text!r}")
-    bot = data.get("bot", "random")
-    if bot not in BOTS:
-        raise SettingsError(f"unknown bot {bot!r}; known: {', '.join(BOTS)}")
-    options = data.get("bot_options") or {}
-    if not isinstance(options, dict):
-        raise SettingsError("bot_options must be an object")
-    options = _check_bot_options(bot, options)
-    if bot == "policy":
-        _check_policy_model(options, size)
-    dead_stones = data.get("dead_stones", "playouts")
-    if dead_stones not in DEAD_STONES:
-        raise SettingsError(f"unknown dead_stones {dead_stones!r}; choose one of: {', '.join(DEAD_STONES)}")
-    settings = Settings(size, komi, handicap, rules, human, bot, options, dead_stones)
-    try:
-        settings.initial_state()
-    except ValueError as e:  # a handicap the board cannot take
-        raise SettingsError(str(e)) from None
-    return settings
-
-
-def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
-    from fuseki.agents import agent_options
-
-    accepted = agent_options(bot)
-    out: dict[str, Any] = {}
-    for key, value in options.items():
-        if key not in BOT_OPTIONS or (accepted is not None and key not in accepted):
-            takes = [k for k in BOT_OPTIONS if accepted is None or k in accepted]
-            raise SettingsError(f"bot {bot!r} takes no option {key!r}; it takes: {', '.join(takes) or 'none'}")
-        if key == "seconds":
-            out[key] = check_seconds(value, "bot_options.seconds")
-        elif key == "playouts":
-            out[key] = check_playouts(value, what="bot_options.playouts")
-        elif key == "seed":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise SettingsError(f"bot_options.seed must be a whole number, got {value!r}")
-            out[key] = value
-        elif key == "temperature":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 100:
-                raise SettingsError(f"bot_options.temperature must be a number above 0, got {value!r}")
-            out[key] = float(value)
-        elif key == "model":
-            from fuseki.agents.agent_file import available_models
-
-            names = available_models()
-            if not isinstance(value, str) or value not in names:
-                raise SettingsError(f"unknown model {value!r}; installed: {', '.join(names) or 'none'}")
-            out[key] = value
-    return out
-
-
-def _check_policy_model(options: dict[str, Any], size: int) -> None:
-    """Fill in the shipped policy when no model is named, and refuse a model trained for another board."""
-    from fuseki.agents.agent_file import available_models, read_agent_info
-    from fuseki.agents.base import board_size_problem
-    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_installed
-
-    if "model" not in options:
-        if not default_policy_installed():
-            names = ", ".join(available_models()) or "none"
-            raise SettingsError(f"bot 'policy' needs bot_options.model; installed: {names}")
-        options["model"] = DEFAULT_POLICY_MODEL
-    try:
-        trained = read_agent_info(options["model"]).board_size
-    except ValueError as e:
-        raise SettingsError(f"model {options['model']!r}: {e}") from None
-    problem = board_size_problem(f"model {options['model']!r}", trained, size)
-    if problem:
-        raise SettingsError(problem)
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:

@@ -33,6 +33,7 @@ import numpy as np
 from fuseki.go import kernels as K
 from fuseki.go.ladder import LADDER_MAX_DEPTH, ladder_stack
 from fuseki.search.go import gotree as T
+from fuseki.util.errors import InputError
 
 __all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo"]
 
@@ -72,14 +73,14 @@ class MCTSConfig:
 
     def __post_init__(self) -> None:
         if self.policy not in ("heavy", "light"):
-            raise ValueError(f"policy must be 'heavy' or 'light', got {self.policy!r}")
+            raise InputError(f"policy must be 'heavy' or 'light', got {self.policy!r}")
         if self.expand_visits < 1:
             # 0 would expand every new node at once, all the way to the end of the game.
-            raise ValueError("expand_visits must be at least 1")
+            raise InputError("expand_visits must be at least 1")
         if self.capacity < 1024:
-            raise ValueError("capacity must be at least 1024 rows")
+            raise InputError("capacity must be at least 1024 rows")
         if self.c < 0:
-            raise ValueError("c must be >= 0")
+            raise InputError("c must be >= 0")
 
     @classmethod
     def book(cls, **overrides: Any) -> "MCTSConfig":
@@ -162,7 +163,7 @@ class GoMCTS:
         is wrong. Inner nodes keep the heuristic priors, so the network is asked once per move.
         """
         if root_prior_visits < 0 or not math.isfinite(root_prior_visits):
-            raise ValueError(f"root_prior_visits must be a number at least 0, got {root_prior_visits!r}")
+            raise InputError(f"root_prior_visits must be a number at least 0, got {root_prior_visits!r}")
         self.root_prior = root_prior
         self.root_prior_visits = float(root_prior_visits)
         self._prior_sig: tuple[int, int, int] | None = None  # the root that last got the policy priors
@@ -272,11 +273,11 @@ class GoMCTS:
         ``seconds`` of wall time (whichever comes first; at least one must be given).
         """
         if playouts is None and seconds is None:
-            raise ValueError("give playouts or seconds (or both)")
+            raise InputError("give playouts or seconds (or both)")
         if playouts is not None and playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
+            raise InputError(f"playouts must be at least 1, got {playouts}")
         if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be positive, got {seconds}")
+            raise InputError(f"seconds must be positive, got {seconds}")
         if state.is_over():
             raise ValueError("the game is over: there is nothing to search")
         size = state.size
@@ -323,9 +324,9 @@ class GoMCTS:
         n2 = state.size * state.size
         probs = np.asarray(self.root_prior(state), dtype=np.float64).ravel()
         if probs.shape != (n2 + 1,) and probs.shape != (n2,):
-            raise ValueError(f"the root prior gave {probs.size} values; a {state.size}x{state.size} board needs {n2 + 1}")
+            raise InputError(f"the root prior gave {probs.size} values; a {state.size}x{state.size} board needs {n2 + 1}")
         if not np.all(np.isfinite(probs)) or np.any(probs < 0):
-            raise ValueError("the root prior gave negative or non-finite probabilities")
+            raise InputError("the root prior gave negative or non-finite probabilities")
         first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
         if first >= 0:
             moves = self._ti[first : first + k, T.T_MOVE]

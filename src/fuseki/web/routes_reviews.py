@@ -1,0 +1,96 @@
+"""Reviews of uploaded SGF games: ``/api/reviews`` (upload, read, each position, the win-rate graph)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from pydantic import ValidationError
+
+from fuseki.go.sgf import GameRecord, SgfError, read_sgf
+from fuseki.web import analysis, games
+from fuseki.web.limits import BODY_SLACK, MAX_UPLOAD, read_capped
+from fuseki.web.models import ReviewBody, WinratesBody
+from fuseki.web.server import Server, review_state, server
+
+__all__ = ["router", "review_json"]
+
+router = APIRouter(prefix="/api/reviews")
+Srv = Annotated[Server, Depends(server)]
+
+
+async def _uploaded_sgf(request: Request) -> bytes:
+    """The SGF of an upload: a multipart field ``file`` (or ``sgf``), or JSON ``{"sgf": ...}``."""
+    body = await read_capped(request, MAX_UPLOAD + BODY_SLACK)
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "multipart/form-data":
+        form = await request.form()
+        item = form.get("file") or form.get("sgf")
+        if item is None:
+            raise HTTPException(422, "no SGF: send a file in the form field 'file' (or text in 'sgf')")
+        return item.encode("utf-8") if isinstance(item, str) else await item.read()
+    try:
+        data = json.loads(body) if body.strip() else None
+    except ValueError as e:
+        raise HTTPException(422, f"the body is not valid JSON: {e}") from None
+    try:
+        return ReviewBody.model_validate(data).sgf.encode("utf-8")
+    except ValidationError:
+        raise HTTPException(422, 'no SGF: send JSON {"sgf": "(;GM[1]...)"} or a multipart file field "file"') from None
+
+
+@router.post("", status_code=201)
+async def new_review(request: Request, srv: Srv) -> dict[str, Any]:
+    sgf = await _uploaded_sgf(request)
+    if len(sgf) > MAX_UPLOAD:
+        raise HTTPException(413, f"upload too large: {len(sgf)} bytes (at most {MAX_UPLOAD} bytes of SGF)")
+    try:
+        record = read_sgf(sgf)
+        if not games.MIN_SIZE <= record.size <= games.MAX_SIZE:
+            raise SgfError(f"board size {record.size} is not supported here ({games.MIN_SIZE} to {games.MAX_SIZE})")
+        for _ in record.states():
+            pass
+    except SgfError as e:
+        raise HTTPException(422, str(e)) from None
+    rid = srv.store.create_review(sgf)
+    srv.remember(rid, record)
+    return review_json(rid, record)
+
+
+def review_json(rid: str, record: GameRecord) -> dict[str, Any]:
+    """A review as the page reads it: the game's header and its moves."""
+    moves = [{"color": m.color.name.lower(), "vertex": m.move.gtp(record.size)} for m in record.moves]
+    return {
+        "id": rid,
+        "size": record.size,
+        "komi": record.komi,
+        "rules": record.ruleset,
+        "handicap": record.handicap,
+        "black": record.black,
+        "white": record.white,
+        "result": record.result,
+        "moves": moves,
+        "count": len(moves),
+    }
+
+
+@router.get("/{rid}")
+async def get_review(rid: str, srv: Srv) -> dict[str, Any]:
+    record, _ = srv.record_for(rid)
+    return review_json(rid, record)
+
+
+@router.get("/{rid}/positions/{n}")
+async def review_position(rid: str, n: int, srv: Srv) -> dict[str, Any]:
+    record, _ = srv.record_for(rid)
+    state = review_state(record, n)
+    comment = record.comment if n == 0 else record.comments.get(n, "")
+    return {"n": n, **games.position_json(state), "comment": comment}
+
+
+@router.post("/{rid}/winrates")
+async def review_winrates(rid: str, srv: Srv, body: WinratesBody | None = None) -> dict[str, Any]:
+    _, sgf = srv.record_for(rid)
+    playouts = (body or WinratesBody()).playouts
+    return await srv.pool.run(analysis.winrates, sgf, playouts)
