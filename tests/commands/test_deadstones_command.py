@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,6 @@ from fuseki.deadstones.model import load_classifier
 from fuseki.go import GameState, game_to_sgf, save_sgf
 from fuseki.go.coords import from_gtp
 
-HAS_GNUGO = os.access("/usr/games/gnugo", os.X_OK)
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +63,8 @@ def test_experiment_prints_the_thesis_table(tmp_path: Path, capsys: pytest.Captu
     assert md.read_text().startswith("Data: ") and "200 blocks" in md.read_text()
 
 
-@pytest.mark.skipif(not HAS_GNUGO, reason="GNU Go is not installed")
+@pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_make_data_and_agreement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = tmp_path / "games"
     games.mkdir()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -72,10 +71,8 @@ def test_round_robin_plot_flag_and_mean_anchor(tmp_path: Path, capsys: pytest.Ca
     assert code == 0 and plot.exists() and "mean 0" in out
 
 
-@pytest.mark.skipif(
-    not (shutil.which("gnugo") or shutil.which("/usr/games/gnugo")), reason="GNU Go is not installed"
-)
 @pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_spec_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["gtp:gnugo --mode gtp --level 1", "random", "--size", "5", "--games", "2", "--json"], capsys)
     assert code == 0

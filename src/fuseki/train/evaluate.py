@@ -77,6 +77,8 @@ from fuseki.gtp.match import (
     scored_by,
     settings_diffs,
 )
+from fuseki.train.rl_agents import load_rl_agent
+
 # The statistics live in fuseki.train.stats; importing them here keeps the old names working.
 from fuseki.train.stats import Z95, binomial_test, clip_score, elo_difference, elo_interval  # noqa: F401
 
@@ -248,17 +250,6 @@ def _accepts(func: Callable[..., Any], name: str) -> bool:
     return any(p.kind is p.VAR_KEYWORD or (p.name == name and p.kind is not p.POSITIONAL_ONLY) for p in params)
 
 
-def _file_loader() -> Callable[..., Agent]:
-    """``fuseki.train.rl_agents.load_rl_agent`` where it exists (it knows every kind), else the policy loader."""
-    try:
-        from fuseki.train.rl_agents import load_rl_agent  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        from fuseki.agents.deep_learning import load_prediction_agent
-
-        return load_prediction_agent
-    return load_rl_agent  # type: ignore[no-any-return,unused-ignore]
-
-
 def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
     """The in-process agent of ``spec``, seeded with ``seed`` when its factory takes one.
 
@@ -273,7 +264,7 @@ def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
             options["seed"] = seed
         return make_agent(spec.target, **options)
     if spec.kind == "file":
-        loader = _file_loader()
+        loader = load_rl_agent  # knows every kind of agent file
         if seed is not None and "seed" not in options and _accepts(loader, "seed"):
             options["seed"] = seed
         try:
