@@ -116,6 +116,8 @@ def figures() -> list[dict[str, Any]]:
     pairs = [
         ("MCTS 2,000 playouts a move: policy-9x9 root priors vs none, against GNU Go level 10 (clock)",
          "docs/training.md", "mcts2000-prior-level10.json", "mcts2000-level10.json", "greater"),
+        ("mcts (2,000 playouts a move, no priors) vs the policy bot (cubed, no search), against GNU Go level 10 (clock)",
+         "README.md", "mcts2000-level10.json", "policy-cube-level10-clock.json", "greater"),
         ("policy: cubed probabilities vs plain softmax, against GNU Go level 1",
          "docs/training.md", "policy-cube-level1.json", "policy-level1.json", "greater"),
         ("policy: cubed probabilities vs plain softmax, against GNU Go level 10 (clock)",
