@@ -12,8 +12,9 @@ counts saved in ``benchmarks/results/``; this script reads those counts back
   :func:`fuseki.train.stats.fisher_exact`.
 
 Both are given two-sided and one-sided (in the direction the doc claims).
-One figure has no result file (policy gradient from scratch, 40/100, docs/rl.md):
-its count is taken from the doc and marked ``"source": "untraced"``.
+Two figures have no result file (policy gradient from scratch, 40/100, docs/rl.md;
+the corpus's win rates by level, docs/corpus.md): their counts are taken from
+the doc and marked ``"untraced"``.
 
     .venv/bin/python benchmarks/claim_pvalues.py --out benchmarks/results/claim_pvalues.json
 """
@@ -138,6 +139,12 @@ def figures() -> list[dict[str, Any]]:
     out.append(head_to_head("MCTS 2,000 playouts a move, no priors, against GNU Go level 10: about half",
                             "docs/training.md", f"{p}/mcts2000-level10.json", *_match(f"{p}/mcts2000-level10.json"),
                             "greater"))
+    levels = two_counts("GNU Go 3.8 level 10 vs level 1 in the 9x9 corpus: win rates differ (552/969 vs 429/1,016)",
+                        "docs/corpus.md", ["untraced"], (552, 969), (429, 1016), "greater")
+    levels["note"] = ("counts from docs/corpus.md (`fuseki data stats corpus/gnugo9`); the corpus is not on this machine. "
+                      "Games between levels are not independent trials (a game's win is the other level's loss), "
+                      "so read the p-value as a rough guide")
+    out.append(levels)
     untraced = head_to_head("policy gradient from scratch: v1 vs v0, 1 round of 1,000 games (made it worse)",
                             "docs/rl.md", "untraced", 40, 100, "less")
     untraced["note"] = "no result file survives (runs/ was lost); the count 40/100 is the doc's, commit aa6b180"
