@@ -4,8 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from needs import need_gnugo, need_module
+
+
+@pytest.fixture
+def gnugo() -> str:
+    """Path of the real GNU Go. Missing: skip, except under CI (env ``CI`` set), where it is a failure.
+
+    CI installs GNU Go, so a skip there would hide a broken install behind a green run.
+    """
+    return need_gnugo()
+
+
+@pytest.fixture
+def torch() -> ModuleType:
+    """The ``torch`` module. Missing: skip, except under CI, where it is a failure (as ``gnugo``)."""
+    return need_module("torch")
 
 
 @pytest.fixture

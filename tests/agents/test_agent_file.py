@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-safetensors_torch = pytest.importorskip("safetensors.torch")
+from needs import need_module  # noqa: E402
+
+torch = need_module("torch")  # skips here, fails under CI
+safetensors_torch = need_module("safetensors.torch")
 
 from fuseki.agents.agent_file import (  # noqa: E402
     FORMAT_VERSION,

@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from needs import need_module  # noqa: E402
+
+torch = need_module("torch")  # skips here, fails under CI
 
 from fuseki.agents import make_agent  # noqa: E402
 from fuseki.agents.agent_file import AgentFileError, save_agent  # noqa: E402

@@ -92,7 +92,10 @@ def test_agent_records_the_search() -> None:
     bot.select_move(GameState.new(5, komi=0.5))
     assert bot.last_info is not None and bot.last_info.playouts == 123
     report = bot.analyze(GameState.new(5, komi=0.5))
-    assert report["playouts"] == 123 and 0.0 <= report["winrate"] <= 1.0
+    assert report["playouts"] == 123
+    best = [w for move, _, w in report["top"] if move == bot.last_info.move]
+    assert best and report["winrate"] == best[0]  # the chosen move's win rate, as the search reported it
+    assert report["top"][0][1] == max(visits for _, visits, _ in report["top"])
 
 
 def test_resigns_when_hopeless_after_the_minimum_moves() -> None:

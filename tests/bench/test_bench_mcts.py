@@ -90,11 +90,27 @@ def test_dlgo_mcts_agent_is_the_real_one_and_leaves_no_partial_package():
     assert stint.playouts == 4 and stint.seconds > 0
 
 
-def test_fresh_engine_per_search():
+def test_fresh_engine_per_search(monkeypatch):
+    """Each round searches with a new engine: the second search's tree is the first's, not first + second.
+
+    The contender searches for a time; here each search is held to 300 playouts
+    so that the counts are exact. A reused tree would grow to about twice the nodes.
+    """
+    state = M.GameState.new(5, komi=M.KOMI)
+    expected = M.GoMCTS(M.engine_config("book", 1)).search(state, playouts=300).tree_nodes
+
+    class FixedBudget(M.GoMCTS):
+        def search(self, state, seconds=None, **kwargs):  # the contender's time budget becomes 300 playouts
+            return super().search(state, playouts=300)
+
+    monkeypatch.setattr(M, "GoMCTS", FixedBudget)
     c = M.fuseki_contender("book", 5, 1, 0.02)
     a, b = c.run(), c.run()
-    assert a.playouts > 0 and b.playouts > 0
-    assert a.tree_nodes is not None and b.tree_nodes is not None
+    assert (a.playouts, b.playouts) == (300, 300)
+    assert a.tree_nodes == b.tree_nodes == expected
+    reused = FixedBudget(M.engine_config("book", 1))
+    reused.search(state, seconds=0.02)
+    assert reused.search(state, seconds=0.02).tree_nodes > expected  # what the test would see with one engine
 
 
 def test_median_of_rounds_and_rotation():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import pytest
 
 from fuseki.cli import main
 from fuseki.go.sgf import load_sgf
+from fuseki.util.stats import binomial_test
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -32,7 +32,10 @@ def test_eval_reports_and_ends_with_json(tmp_path: Path, capsys: pytest.CaptureF
     assert "binomial test against 50 %" in out and "Elo difference A - B" in out
     data = json.loads(out.strip().splitlines()[-1])
     assert data["games"] == 4 and data["engine_a"] == "random" and data["engine_b"] == "mcts:playouts=20"
-    assert 0 <= data["p_value"] <= 1 and len(data["elo_ci95"]) == 2
+    decided = data["a_wins"] + data["b_wins"]
+    assert data["p_value"] == binomial_test(data["a_wins"], decided)  # two-sided, draws left out
+    assert data["p_value_one_sided"] == binomial_test(data["a_wins"], decided, alternative="greater")
+    assert len(data["elo_ci95"]) == 2 and data["elo_ci95"][0] <= data["elo"] <= data["elo_ci95"][1]
     assert sorted(p.name for p in tmp_path.glob("game_*.sgf")) == [f"game_000{i}.sgf" for i in range(1, 5)]
     assert json.loads((tmp_path / "eval.json").read_text())["settings"]["size"] == 5
 
@@ -72,10 +75,8 @@ def test_round_robin_plot_flag_and_mean_anchor(tmp_path: Path, capsys: pytest.Ca
     assert code == 0 and plot.exists() and "mean 0" in out
 
 
-@pytest.mark.skipif(
-    not (shutil.which("gnugo") or shutil.which("/usr/games/gnugo")), reason="GNU Go is not installed"
-)
 @pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_spec_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["gtp:gnugo --mode gtp --level 1", "random", "--size", "5", "--games", "2", "--json"], capsys)
     assert code == 0

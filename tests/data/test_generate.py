@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,6 @@ from fuseki.go.sgf import load_sgf
 from fuseki.go.state import GameState
 from fuseki.go.sgf import parse_result
 from fuseki.util.progress import Progress
-
-
-def _gnugo() -> str:
-    path = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
-    if path is None:
-        pytest.skip("GNU Go is not installed (Debian: apt install gnugo)")
-    return path
 
 
 def _moves(out: Path, number: int) -> list[str]:
@@ -106,8 +98,8 @@ def test_recipe_command_names_every_setting() -> None:
 
 
 @pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_games_in_parallel_then_resume(tmp_path: Path) -> None:
-    _gnugo()
     out = tmp_path / "corpus"
     s = GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=3)
     lines: list[str] = []
@@ -150,8 +142,8 @@ def test_gnugo_games_in_parallel_then_resume(tmp_path: Path) -> None:
 
 
 @pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_seeds_make_different_games_and_the_same_seed_the_same_game(tmp_path: Path) -> None:
-    _gnugo()
     a, b = tmp_path / "a", tmp_path / "b"
     generate(GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=4, seed=1), a, 2)
     generate(GenerateSettings(engine="gnugo", size=7, levels=(1,), random_opening=4, seed=2), b, 1)
@@ -162,13 +154,13 @@ def test_gnugo_seeds_make_different_games_and_the_same_seed_the_same_game(tmp_pa
 
 
 @pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_levels_are_real_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a clock, level 1 and level 10 play different games from the same seed (on 9×9: on 7×7 they can agree).
 
     With ``time_settings`` sent, GNU Go ignored ``level`` and both played its
     level-10 moves (measured in docs/match.md), so this failed.
     """
-    _gnugo()
     # The games stop after 8 moves; the referee's final_score of such an open board takes GNU Go seconds.
     monkeypatch.setattr("fuseki.arena.scoring.Referee.final_score", lambda self, state: "B+1.5")
     weak, strong = tmp_path / "weak", tmp_path / "strong"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -11,7 +10,6 @@ from fuseki.go import GameState
 from fuseki.go.coords import Point, from_gtp
 from fuseki.go.sgf import read_sgf
 
-GNUGO = "/usr/games/gnugo"
 
 
 def _game(size: int, moves: list[str]) -> GameState:
@@ -44,7 +42,8 @@ def test_block_labels_by_majority_and_split_count() -> None:
     assert split == 1  # the second block is named dead in part: a labeller error to report
 
 
-@pytest.mark.skipif(not os.access(GNUGO, os.X_OK), reason="GNU Go is not installed")
+@pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_gnugo_names_the_lone_stone_dead() -> None:
     state = _game(7, WALLS)
     with GnuGoLabeller() as labeller:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,6 @@ from fuseki.deadstones.scorer import (
 from fuseki.go import GameState, game_to_sgf, save_sgf
 from fuseki.go.coords import Point, from_gtp
 
-HAS_GNUGO = os.access("/usr/games/gnugo", os.X_OK)
 
 
 def _game(size: int, moves: list[str]) -> GameState:
@@ -107,7 +105,8 @@ def test_agreement_counts_blocks_and_games() -> None:
     assert result["estimators"]["all alive"]["games_agree"] == 1
 
 
-@pytest.mark.skipif(not HAS_GNUGO, reason="GNU Go is not installed")
+@pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
 def test_make_data_labels_skips_and_resumes(tmp_path: Path) -> None:
     games = tmp_path / "games"
     games.mkdir()

@@ -233,7 +233,12 @@ def test_score_with_dead_stones_counts_the_area() -> None:
 def test_winrate_favours_the_side_with_the_board() -> None:
     s = GameState.from_ascii(DEAD_INSIDE, rules=Rules.preset("chinese").replace(komi=0.5))
     _, black = ownership_and_winrate(s, playouts=100, seed=0)
-    assert 0.0 <= black <= 1.0
+    assert black > 0.9  # Black's wall holds a dead White group: Black wins nearly every playout
+    swapped = GameState.from_ascii(
+        DEAD_INSIDE.replace("X", "x").replace("O", "X").replace("x", "O"), rules=Rules.preset("chinese").replace(komi=0.5)
+    )
+    _, black = ownership_and_winrate(swapped, playouts=100, seed=0)
+    assert black < 0.1  # colours swapped: White has the board
 
 
 def test_empty_board_and_no_seed() -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
-import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -27,10 +25,6 @@ from fuseki.util.runs import LOCK_FILE
 from fuseki.arena.outcome import GameOutcome, MatchSummary
 from fuseki.go.sgf import parse_result
 from fuseki.util.stats import wilson_interval
-
-
-def find_real_gnugo() -> str | None:
-    return shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
 
 
 ENGINE = textwrap.dedent(
@@ -423,33 +417,16 @@ def test_gnugo_against_itself_with_gnugo_referee(gnugo: str, tmp_path: Path) -> 
         assert final.is_over() if kind == "score" else kind == "resign"
 
 
-def _our_engine_exists() -> bool:
-    try:
-        r = subprocess.run(
-            [sys.executable, "-m", "fuseki", "gtp", "--help"],
-            check=False,
-            capture_output=True,
-            timeout=60,
-            text=True,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return r.returncode == 0 and "--bot" in r.stdout
-
-
 @pytest.mark.gnugo
-@pytest.mark.skipif(find_real_gnugo() is None, reason="GNU Go is not installed")
-def test_random_bot_loses_to_gnugo(tmp_path: Path, capsys) -> None:
+def test_random_bot_loses_to_gnugo(tmp_path: Path, capsys: pytest.CaptureFixture[str], gnugo: str) -> None:
     """The CI match of issue 4: GNU Go must beat the random bot in every game."""
-    if not _our_engine_exists():
-        pytest.skip("`fuseki gtp` (our engine) does not exist yet")
     out = tmp_path / "games"
     ours = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "random"])
     code = main(
         [
             "match",
             ours,
-            "gnugo --mode gtp --level 1",
+            f"{gnugo} --mode gtp --level 1",
             "--size",
             "9",
             "--games",

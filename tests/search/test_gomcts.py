@@ -29,7 +29,9 @@ def check_info(info: SearchInfo, state: GameState) -> None:
     n = state.size
     assert 0 <= info.move <= n * n
     assert info.move in state.legal_points().tolist()
-    assert 0.0 <= info.winrate <= 1.0
+    chosen = [c for c in info.children if c.move == info.move]
+    assert len(chosen) == 1 and chosen[0].visits > 0
+    assert info.winrate == chosen[0].winrate  # the reported win rate is the chosen move's
     moves = [c.move for c in info.children]
     assert len(moves) == len(set(moves))
     assert set(moves) <= set(state.legal_points().tolist())
@@ -258,10 +260,11 @@ def test_tree_reuse_follows_the_best_reply() -> None:
     after = state.play(info.move)
     # Ask the engine for White's answer first (reuses the child), then play it.
     reply = engine.search(after, playouts=500)
-    assert reply.reused_visits > 0
+    # Exactly the visits the first search gave to the move played: that subtree became the root.
+    assert reply.reused_visits == next(c.visits for c in info.children if c.move == info.move) > 0
     nxt = after.play(reply.move)
     info2 = engine.search(nxt, playouts=100)
-    assert info2.reused_visits > 0
+    assert info2.reused_visits == next(c.visits for c in reply.children if c.move == reply.move) > 0
 
 
 def test_unrelated_position_starts_a_fresh_tree() -> None:
@@ -322,7 +325,7 @@ def test_positional_superko_move_is_never_chosen(rules: str, config: str) -> Non
     check_info(info, state)
     # Searching again on the reused tree: still banned.
     info2 = engine.search(state, playouts=200)
-    assert info2.reused_visits > 0
+    assert info2.reused_visits == 1000  # the same position: the whole root
     assert g8 not in [c.move for c in info2.children]
 
 

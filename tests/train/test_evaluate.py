@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import shutil
 import sys
-import types
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -29,7 +28,7 @@ from fuseki.arena.scoring import OwnershipScorer
 from fuseki.arena.specs import AgentSpec, build_agent, check_spec, parse_agent_spec
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color, GameState, Move
-from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
+from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval, fisher_exact
 
 FAKE_ENGINE = Path(__file__).parents[1] / "gtp" / "fake_gtp_engine.py"
 
@@ -225,14 +224,32 @@ def tiny_agent_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_agent_file_specs(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", None)  # force the policy fallback
+def test_fisher_exact_against_scipy_and_by_hand() -> None:
+    from scipy import stats  # installed with scikit-learn, a dependency
+
+    cases = [(14, 20, 11, 20), (14, 20, 0, 20), (82, 100, 50, 100), (0, 5, 0, 7), (5, 5, 0, 3), (3, 10, 7, 10)]
+    for a, n, b, m in cases:
+        for alt in ("two-sided", "greater", "less"):
+            ours = fisher_exact(a, n, b, m, alternative=alt)
+            theirs = stats.fisher_exact([[a, n - a], [b, m - b]], alternative=alt).pvalue
+            assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-15), (a, n, b, m, alt)
+    # By hand: A 2/2, B 0/2. Given 2 wins in all, A won both in 1 of C(4, 2) = 6 equally likely tables.
+    assert fisher_exact(2, 2, 0, 2, alternative="greater") == pytest.approx(1 / 6)
+    assert fisher_exact(2, 2, 0, 2) == pytest.approx(2 / 6)  # and B won both in another 1
+    assert fisher_exact(7, 10, 7, 10) == 1.0 and fisher_exact(0, 0, 3, 4) == 1.0
+    with pytest.raises(ValueError, match="0 <= wins <= games"):
+        fisher_exact(3, 2, 0, 2)
+    with pytest.raises(ValueError, match="alternative"):
+        fisher_exact(1, 2, 0, 2, alternative="bigger")
+
+
+def test_agent_file_specs(tiny_agent_file: Path) -> None:
     spec = parse_agent_spec(str(tiny_agent_file))
     assert spec.kind == "file" and spec.options == ()
-    with_opts = parse_agent_spec(f"{tiny_agent_file}:temperature=0.5,mode=argmax")
-    assert with_opts.kind == "file" and dict(with_opts.options) == {"temperature": 0.5, "mode": "argmax"}
+    with_opts = parse_agent_spec(f"{tiny_agent_file}:clip=0.01,epsilon=0.25")
+    assert with_opts.kind == "file" and dict(with_opts.options) == {"clip": 0.01, "epsilon": 0.25}
     agent = build_agent(with_opts, 1)
-    assert agent.temperature == 0.5 and agent.mode == "argmax"
+    assert agent.clip == 0.01 and agent.epsilon == 0.25
     check_spec(spec, 5)
     with pytest.raises(ValueError, match="plays 5x5 only"):
         check_spec(spec, 9)
@@ -240,27 +257,26 @@ def test_agent_file_specs(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch
         build_agent(parse_agent_spec(f"{tiny_agent_file}:nonsense=1"), 1)
 
 
-def test_agent_files_go_through_load_rl_agent_when_it_exists(
-    tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_agent_files_go_through_load_rl_agent(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every agent file is built by ``load_rl_agent`` (no other loader), with the match's seed."""
+    import fuseki.arena.specs as specs_module
+    from fuseki.agents import make_agent
+
     calls: list[tuple[str, dict]] = []
-    module = types.ModuleType("fuseki.agents.rl_agents")
 
     def load_rl_agent(path: str, seed: int | None = None) -> object:
         calls.append((path, {"seed": seed}))
-        from fuseki.agents import make_agent
-
         return make_agent("random", seed=seed)
 
-    module.load_rl_agent = load_rl_agent  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", module)
+    monkeypatch.setattr(specs_module, "load_rl_agent", load_rl_agent)
     agent = build_agent(parse_agent_spec(str(tiny_agent_file)), 42)
     assert agent.name == "random"
     assert calls == [(str(tiny_agent_file), {"seed": 42})]
 
 
-def test_agent_files_use_the_real_rl_loader_when_installed(tiny_agent_file: Path) -> None:
-    rl_agents = pytest.importorskip("fuseki.agents.rl_agents")
+def test_agent_files_use_the_real_rl_loader(tiny_agent_file: Path) -> None:
+    from fuseki.agents import rl_agents
+
     agent = build_agent(parse_agent_spec(str(tiny_agent_file)), 3)
     assert isinstance(agent, rl_agents.PolicyAgent) and agent.board_size == 5
     with pytest.raises(ValueError, match="bad options"):
@@ -396,8 +412,7 @@ def test_resume_reuses_finished_games_and_replays_broken_ones(tmp_path: Path) ->
         evaluate(EvalSettings("random", "uniform", size=5, seed=4, max_moves=60), 5, sgf_dir=tmp_path)
 
 
-def test_agent_file_plays_in_process(tiny_agent_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "fuseki.agents.rl_agents", None)
+def test_agent_file_plays_in_process(tiny_agent_file: Path) -> None:
     summary = evaluate(EvalSettings(str(tiny_agent_file), "random", size=5, komi=0.5, seed=2), 2)
     assert summary.games == 2 and all(o.kind in ("score", "resign", "draw") for o in summary.match.outcomes)
 

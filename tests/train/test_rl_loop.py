@@ -12,6 +12,7 @@ from fuseki.cli import main
 from fuseki.encoders import get_encoder
 from fuseki.nets.registry import build_network
 from fuseki.train import rl_loop
+from fuseki.util.stats import binomial_test
 from fuseki.train.rl_loop import (
     LOOP_FILE,
     RATINGS_FILE,
@@ -135,7 +136,9 @@ def test_a_two_round_loop_finishes_and_records_every_round(whole):
         assert read_agent_info(out / r["train"]["candidate"]).kind == "ac"
         e = r["eval"]
         assert e["games"] == 4 and e["wins"] + e["losses"] + e["draws"] == 4
-        assert 0 <= e["p_value"] <= 1 and len(e["elo_ci95"]) == 2
+        # The gate's test: one-sided exact binomial of the candidate's wins among the decided games.
+        assert e["p_value"] == binomial_test(e["wins"], e["wins"] + e["losses"], alternative="greater")
+        assert len(e["elo_ci95"]) == 2
         assert len(list((round_dir(out, r["round"]) / "eval").glob("game_*.sgf"))) == 4
         assert r["promoted"] is False  # 4 games can never reach p < 0.05 (4/4 gives 1/16)
         assert r["champion_after"] == "start.safetensors"

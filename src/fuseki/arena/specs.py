@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fuseki.agents.rl_agents import load_rl_agent
 from fuseki.engines.programs import program_exists, resolve_command
 from fuseki.util.errors import InputError
 
@@ -145,17 +146,6 @@ def _accepts(func: Callable[..., Any], name: str) -> bool:
     return any(p.kind is p.VAR_KEYWORD or (p.name == name and p.kind is not p.POSITIONAL_ONLY) for p in params)
 
 
-def _file_loader() -> Callable[..., Agent]:
-    """``fuseki.agents.rl_agents.load_rl_agent`` where it exists (it knows every kind), else the policy loader."""
-    try:
-        from fuseki.agents.rl_agents import load_rl_agent  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        from fuseki.agents.deep_learning import load_prediction_agent
-
-        return load_prediction_agent
-    return load_rl_agent  # type: ignore[no-any-return,unused-ignore]
-
-
 def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
     """The in-process agent of ``spec``, seeded with ``seed`` when its factory takes one.
 
@@ -170,7 +160,7 @@ def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
             options["seed"] = seed
         return make_agent(spec.target, **options)
     if spec.kind == "file":
-        loader = _file_loader()
+        loader = load_rl_agent
         if seed is not None and "seed" not in options and _accepts(loader, "seed"):
             options["seed"] = seed
         try:
