@@ -319,7 +319,12 @@ def test_doubles_of_test_games_are_left_out_of_training(tmp_path, workers):
     assert skip["reason"] == f"the same moves as test game {test_id}"
     assert summary["test_games"] == 1 and summary["train_games"] == 6  # 5 + the train game's double
     # Every train game's fingerprint differs from the test game's, and it is recorded.
-    train = [g for e in manifest["shards"] if e["split"] == "train" for g in json.loads((out / e["files"]["games"]["name"]).read_text())["games"]]
+    train = [
+        g
+        for e in manifest["shards"]
+        if e["split"] == "train"
+        for g in json.loads((out / e["files"]["games"]["name"]).read_text())["games"]
+    ]
     test_print = game_fingerprint(read_game(paths[0].read_bytes()))
     assert len(train) == 6 and all(g["moves_sha256"] != test_print for g in train)
 

@@ -40,7 +40,7 @@ def test_shape_and_dtype_at_any_size(name: str, size: int) -> None:
     assert enc.num_moves == size * size + (1 if name == "zero" else 0)
     assert len(enc.plane_names) == enc.num_planes
     state = GameState.new(size)
-    for move in range(min(6, size * size - 1)):
+    for _ in range(min(6, size * size - 1)):
         state = state.play(int(state.legal_points()[0]))
     planes = enc.encode(state)
     assert planes.dtype == np.uint8

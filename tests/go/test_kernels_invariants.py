@@ -88,7 +88,7 @@ def test_incremental_state_matches_recomputation(size: int, rules: str, seed: in
         # The hash is the one recomputed from the stones.
         assert state.hash == recomputed_hash(state)
         # Every string has a liberty, and the engine's liberty count is exact.
-        for color, pts, libs in strings_from_scratch(stones):
+        for _color, pts, libs in strings_from_scratch(stones):
             assert libs > 0
             r, c = next(iter(pts))
             assert state.liberties(Point(r, c)) == libs
@@ -181,7 +181,7 @@ def test_kernel_playout_keeps_invariants(size: int, seed: int, policy: int) -> N
     assert 0 < moves <= 2 * size * size
     state = GameState.from_array(K.colors(buf).reshape(size, size), rules=Rules.preset("gnugo"))
     assert state.hash == int(K.board_hash(buf))
-    for _, pts, libs in strings_from_scratch(state.stones()):
+    for _, _pts, libs in strings_from_scratch(state.stones()):
         assert libs > 0
     if policy == K.POLICY_NO_EYES and buf[K.M_PASSES] >= 2:
         # The book's bot passes only when every legal move would fill its own eye.

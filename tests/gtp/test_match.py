@@ -162,7 +162,7 @@ def test_summary_counts_draws_half_and_forfeits_for_the_other_side() -> None:
         GameOutcome(4, Color.WHITE, "W+R", "A", "resign"),
     )
     s = MatchSummary(outcomes)
-    data = s.to_json()
+    data = s.to_dict()
     assert list(data)[:7] == [
         "games",
         "a_wins",

@@ -386,7 +386,7 @@ def test_summary_numbers() -> None:
     summary = evaluate(EvalSettings("random", "uniform", size=5, seed=1), 4)
     m = summary.match
     assert m.games == 4 and m.a_wins + m.b_wins + m.draws == 4
-    data = summary.to_json()
+    data = summary.to_dict()
     assert list(data)[:7] == ["games", "a_wins", "b_wins", "draws", "forfeits", "a_win_rate", "ci95"]
     assert data["p_value"] == pytest.approx(binomial_test(m.a_wins, m.a_wins + m.b_wins))
     assert summary.as_result() == ("random", "uniform", m.a_wins + 0.5 * m.draws, m.b_wins + 0.5 * m.draws)

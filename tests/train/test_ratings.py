@@ -137,7 +137,7 @@ def test_table_and_json() -> None:
     table = r.table()
     assert table.splitlines()[1].split()[1] == "mcts"  # strongest first
     assert "random = 0" in table and "virtual draw" in table
-    data = r.to_json()
+    data = r.to_dict()
     assert [x["agent"] for x in data["ratings"]] == ["mcts", "random", "uniform"]
     assert data["ratings"][1]["elo"] == 0.0 and data["ratings"][1]["games"] == 20
 

@@ -77,7 +77,7 @@ def test_the_gate_is_a_one_sided_binomial_test_above_half():
     assert not promotes(EvalRecord(0, 0, 10), 0.99)  # all draws: a 50 % score is not better
     assert EvalRecord(4, 5).p_value < 0.9 and not promotes(EvalRecord(4, 5), 0.9)  # a loose alpha, a losing record
     assert promotes(EvalRecord(0, 10), 0.05, keep_latest=True)
-    j = EvalRecord(3, 1, 2).to_json()
+    j = EvalRecord(3, 1, 2).to_dict()
     assert j["games"] == 6 and j["win_rate"] == pytest.approx(4 / 6) and j["elo"] > 0
     assert j["p_value"] == pytest.approx(5 / 16)  # 3 or more wins of 4 decided games
     with pytest.raises(ValueError, match="wins"):

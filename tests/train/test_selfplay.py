@@ -110,12 +110,12 @@ def test_against_a_fixed_opponent_only_the_learner_is_recorded(agents, tmp_path)
     learner_moves = sum((r["moves"] + (r["learner"] == "B")) // 2 for r in results)
     both_sides = sum(r["moves"] for r in results)
     assert 0 < len(buf) <= learner_moves < both_sides  # passes with no acceptable move are not decisions
-    assert "learner_wins" in summary.to_json()
+    assert "learner_wins" in summary.to_dict()
 
 
 def test_the_move_limit_stops_and_scores_games(agents, tmp_path):
     summary = selfplay(SelfPlaySettings(str(agents / "pg.safetensors"), max_moves=6, komi=0.5), tmp_path / "cap", 2)
-    j = summary.to_json()
+    j = summary.to_dict()
     assert j["capped"] == 2 and j["mean_moves"] == 6 and j["black_wins"] + j["white_wins"] == 2
 
 

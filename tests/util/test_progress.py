@@ -75,7 +75,7 @@ def test_auto_is_a_bar_on_a_terminal_and_lines_elsewhere():
 def test_within_puts_the_outer_job_in_front():
     inner = EVENTS[0].within("round 2 eval: ", round=2)
     assert inner.message == "round 2 eval: game 1/3: B+3.5, A wins" and str(inner) == inner.message
-    assert inner.to_json()["round"] == 2 and inner.to_json()["result"] == "B+3.5"
+    assert inner.to_dict()["round"] == 2 and inner.to_dict()["result"] == "B+3.5"
     assert (inner.done, inner.total, inner.what) == (1, 3, "game")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -353,7 +352,7 @@ def test_review_pasted_sgf_keys_analysis_and_graph(
     body = d.find_element(By.TAG_NAME, "body")
     for expected in (1, 2, 3):
         body.send_keys(Keys.ARROW_RIGHT)
-        wait(d, lambda d: n_of(d) == expected, what=f"Right to move {expected}")
+        wait(d, lambda d, expected=expected: n_of(d) == expected, what=f"Right to move {expected}")
     assert {e.get_attribute("data-vertex") for e in d.find_elements(By.CSS_SELECTOR, "#review-board .stone")} == {
         "E5", "G7", "C3"
     }

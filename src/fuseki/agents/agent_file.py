@@ -148,7 +148,7 @@ class AgentFileInfo:
 
         return get_encoder(self.encoder, self.board_size)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The metadata object as stored (without ``path``)."""
         out = dataclasses.asdict(self)
         del out["path"]
@@ -247,7 +247,7 @@ def save_agent(
         game=game,
     )
     try:
-        text = json.dumps(info.to_json(), sort_keys=True, allow_nan=False)
+        text = json.dumps(info.to_dict(), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"agent metadata and network options must be plain JSON (no NaN): {e}") from None
     # Clones: safetensors refuses tensors that share memory (tied weights, views).

@@ -341,7 +341,7 @@ class GenerateSummary:
     def games_per_minute(self) -> float | None:
         return 60.0 * self.played / self.seconds if self.played and self.seconds > 0 else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         done = [g for g in self.games if g.ok]
         black = sum(g.result.upper().startswith("B+") for g in done)
         white = sum(g.result.upper().startswith("W+") for g in done)
@@ -363,7 +363,7 @@ class GenerateSummary:
         }
 
     def describe(self) -> str:
-        j = self.to_json()
+        j = self.to_dict()
         rate = "" if j["games_per_minute"] is None else f", {j['games_per_minute']:.2f} games/min"
         return (
             f"{self.out_dir}: {j['games']} games ({j['played']} played now in {self.seconds:.1f} s{rate}, "

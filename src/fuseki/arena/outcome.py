@@ -180,7 +180,7 @@ class MatchSummary:
     def ci95(self) -> tuple[float, float]:
         return wilson_interval(self.a_wins + 0.5 * self.draws, self.games)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object; the first seven keys are fixed, in this order."""
         lo, hi = self.ci95
         rate = self.a_win_rate
@@ -275,9 +275,9 @@ class EvalSummary:
         m = self.match
         return PairResult(m.engine_a, m.engine_b, m.a_wins + 0.5 * m.draws, m.b_wins + 0.5 * m.draws)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object: the match runner's keys plus ``p_value``, ``elo`` and ``elo_ci95``."""
-        out = self.match.to_json()
+        out = self.match.to_dict()
         lo, hi = self.elo_ci95
         extra = {
             "p_value": self.p_value,

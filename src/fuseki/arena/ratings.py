@@ -203,7 +203,7 @@ class Ratings:
         )
         return "\n".join(lines)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "anchor": self.anchor,
             "method": self.method,

@@ -364,7 +364,10 @@ def measure_jit() -> dict[str, Any]:
         "cached_cpu_s": cached["total_cpu_s"],
         "cold": cold,
         "cached": cached,
-        "what": "import fuseki.go + first GameState.new(9).play() and legal_points() + first kernels.playout + first score(), in a fresh process",
+        "what": (
+            "import fuseki.go + first GameState.new(9).play() and legal_points() + first kernels.playout"
+            " + first score(), in a fresh process"
+        ),
     }
 
 

@@ -98,5 +98,5 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     print(summary.describe())
     if args.json:
-        print_json(summary.to_json())
+        print_json(summary.to_dict())
     return 0 if summary.failed == 0 else 1

@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sgf_dir is not None:
         print(f"games in {args.sgf_dir}")
     if args.json:
-        print_json(summary.to_json())
+        print_json(summary.to_dict())
     return 0
 
 
@@ -274,7 +274,7 @@ def _run_round_robin(
     os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
     plot_ratings(ratings, plot, title=f"{args.size}x{args.size}, {args.games} games per pair")
     print(f"plot: {plot}")
-    result = {"pairs": [s.to_json() for s in summaries], "ratings": ratings.to_json(), "plot": plot}
+    result = {"pairs": [s.to_dict() for s in summaries], "ratings": ratings.to_dict(), "plot": plot}
     if args.sgf_dir is not None:
         write_json_atomic(os.path.join(args.sgf_dir, "ratings.json"), result)
     if args.json:

@@ -129,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         data = load_digits_split(seed=settings["seed"])
     if layers[0] != data.num_features:
-        raise UserError(f"--layers must start with {data.num_features}, the number of pixels in a {settings['data']} image, got {layers[0]}")
+        raise UserError(
+            f"--layers must start with {data.num_features}, the number of pixels in a {settings['data']} image, got {layers[0]}"
+        )
     if layers[-1] != 10:
         raise UserError(f"--layers must end with 10, one output per digit, got {layers[-1]}")
 
@@ -174,7 +176,11 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     cpu_seconds = time.process_time() - cpu0
     final = history[-1]
-    print(f"Test accuracy: {final.accuracy:.2%} ({final.correct} / {final.total}) after {seconds:.1f} s ({cpu_seconds:.1f} s of CPU)", file=out)
+    print(
+        f"Test accuracy: {final.accuracy:.2%} ({final.correct} / {final.total})"
+        f" after {seconds:.1f} s ({cpu_seconds:.1f} s of CPU)",
+        file=out,
+    )
     if args.json:
         result = {
             **settings,

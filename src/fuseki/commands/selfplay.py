@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     except (RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
     if args.json:
-        print_json(summary.to_json(), sort_keys=True)
+        print_json(summary.to_dict(), sort_keys=True)
     else:
         print(summary.describe())
     return 0

@@ -118,7 +118,8 @@ def _progress(args: argparse.Namespace) -> Any:
         if event["event"] == "start":
             clip = event["clipnorm"] if event["clipnorm"] else "off"
             line = (
-                f"training {'an' if event['kind'] == 'ac' else 'a'} {event['kind']} agent on {event['positions']:,} decisions from {event['games']:,} games "
+                f"training {'an' if event['kind'] == 'ac' else 'a'} {event['kind']} agent"
+                f" on {event['positions']:,} decisions from {event['games']:,} games "
                 f"on {event['device']}, starting from {event['start']} (lr {event['lr']:g}, batch {event['batch_size']}, "
                 f"clipnorm {clip})"
             )
@@ -149,7 +150,7 @@ def _run_learner(args: argparse.Namespace, train: Any, kind: str) -> int:
     except (ExperienceError, AgentFileError) as e:
         raise UserError(str(e)) from None
     if args.json:
-        print_json(result.to_json(), sort_keys=True)
+        print_json(result.to_dict(), sort_keys=True)
     else:
         print(result.describe())
     return 0
@@ -195,7 +196,7 @@ def _run_toy(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(result, args.plot)
     if args.json:
-        print_json(result.to_json(every=max(1, args.toy_games // 20)), sort_keys=True)
+        print_json(result.to_dict(every=max(1, args.toy_games // 20)), sort_keys=True)
         return 0
     step = max(1, args.toy_games // 10)
     print(f"Add It Up ({result.method} update, lr {result.lr:g}, seed {result.seed}): expected pick per turn")

@@ -92,7 +92,7 @@ class ThesisRow:
     runs: int | None = None
     note: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The row as a plain dict."""
         return dataclasses.asdict(self)
 

@@ -110,7 +110,7 @@ class ModelInfo:
     #: The file it was read from ("" when not read from a file).
     path: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The object as stored (without ``path``)."""
         out = dataclasses.asdict(self)
         del out["path"]
@@ -211,7 +211,7 @@ def save_classifier(
         created=now.isoformat().replace("+00:00", "Z"),
     )
     try:
-        text = json.dumps(info.to_json(), sort_keys=True, allow_nan=False)
+        text = json.dumps(info.to_dict(), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"dead-stone model metadata must be plain JSON (no NaN): {e}") from None
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in clf.net.state_dict().items()}
@@ -267,7 +267,7 @@ def _read_header(path: Path) -> tuple[ModelInfo, dict[str, Any]]:
 
 
 def _info_from_json(path: Path, obj: dict[str, Any]) -> ModelInfo:
-    version = check_format_version(path, obj, _HEADER_FORMAT, FORMAT_VERSION, "model format")
+    check_format_version(path, obj, _HEADER_FORMAT, FORMAT_VERSION, "model format")
     shape, fs = obj.get("shape"), obj.get("feature_set")
     if not isinstance(shape, str) or not isinstance(fs, str):
         raise DeadStoneModelError(f"{path}: corrupt dead-stone model file: its metadata lacks shape or feature_set")

@@ -174,9 +174,9 @@ def _csr(lab: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     start = np.zeros(k + 1, dtype=np.int32)
     for r in range(n):
         for cc in range(n):
-            l = lab[(r + 1) * w + cc + 1]
-            if l >= 0:
-                start[l + 1] += 1
+            lb = lab[(r + 1) * w + cc + 1]
+            if lb >= 0:
+                start[lb + 1] += 1
     for i in range(k):
         start[i + 1] += start[i]
     pts = np.empty(start[k], dtype=np.int32)
@@ -184,10 +184,10 @@ def _csr(lab: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     for r in range(n):
         for cc in range(n):
             q = (r + 1) * w + cc + 1
-            l = lab[q]
-            if l >= 0:
-                pts[fill[l]] = q
-                fill[l] += 1
+            lb = lab[q]
+            if lb >= 0:
+                pts[fill[lb]] = q
+                fill[lb] += 1
     return start, pts
 
 

@@ -433,7 +433,7 @@ def train_classifier(
         t0 = time.perf_counter()
         train_out: list[torch.Tensor] = []
 
-        def closure() -> float:
+        def closure(train_out: list[torch.Tensor] = train_out) -> float:  # bound now: called within this epoch
             optimizer.zero_grad(set_to_none=False)
             p = net(x_tr)
             mse = ((p - y_tr) ** 2).mean()

@@ -244,11 +244,9 @@ class GameRecord:
 
         A resignation is only written in :attr:`result`, so it is not replayed.
         """
-        state = None
-        for state in self.states(rules):
-            pass
-        assert state is not None
-        return state
+        last = deque(self.states(rules), maxlen=1)  # replays every move, keeps the last state
+        assert last
+        return last[0]
 
     # ---- building and writing ---------------------------------------------
 

@@ -70,7 +70,7 @@ class AddItUpResult:
         """The reward curve: the expected pick per turn, ``policy · (1..5)``, after each game."""
         return self.policies @ CHOICES.astype(np.float64)
 
-    def to_json(self, every: int = 100) -> dict[str, Any]:
+    def to_dict(self, every: int = 100) -> dict[str, Any]:
         """A summary: the settings, the final policy and every ``every``-th point of the curve."""
         curve = self.expected
         return {

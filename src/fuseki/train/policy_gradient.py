@@ -166,7 +166,7 @@ class RLTrainResult:
     device: str
     start: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["losses"] = list(self.losses)
         data["seconds"] = round(self.seconds, 3)

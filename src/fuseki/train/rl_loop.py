@@ -247,7 +247,7 @@ class EvalRecord:
     def elo_ci95(self) -> tuple[float, float]:
         return elo_interval(self.wins + 0.5 * self.draws, self.games)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         lo, hi = self.elo_ci95
         return {
             "wins": self.wins,
@@ -396,7 +396,7 @@ def _selfplay(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: i
     say(f"round {number}: self-play, {settings.games} games of {rec['champion_name']} against itself")
     summary = selfplay(sp, round_dir(out, number) / "selfplay", settings.games, workers=workers,
                        progress=say.step(number, "selfplay", f"round {number} self-play: "))
-    j = summary.to_json()
+    j = summary.to_dict()
     keep = ("games", "positions", "black_wins", "white_wins", "draws", "capped", "mean_moves")
     rec["timing"]["selfplay_seconds"] = j["seconds"]
     return {"experience": os.path.relpath(summary.experience, out), "seed": sp.seed, **{k: j[k] for k in keep}}
@@ -534,7 +534,7 @@ def _ratings(out: Path, state: dict[str, Any]) -> dict[str, Any] | None:
         for r in done
     }
     ratings = rating_curve(by_round, out / RATINGS_FILE, title=f"fuseki rl-loop ({state['settings']['method']})")
-    return ratings.to_json()
+    return ratings.to_dict()
 
 
 def format_table(state: Mapping[str, Any]) -> str:
@@ -650,7 +650,7 @@ def _run_rounds(
         if rec["step"] == "eval":
             record = _play_eval(settings, out, rec, workers, say)
             promoted = promotes(record, settings.alpha, keep_latest=settings.keep_latest)
-            rec["eval"] = {**record.to_json(), "seed": _seed(settings, number, "eval"),
+            rec["eval"] = {**record.to_dict(), "seed": _seed(settings, number, "eval"),
                            "sgf_dir": os.path.relpath(round_dir(out, number) / "eval", out)}
             rec["promoted"] = promoted
             if promoted:

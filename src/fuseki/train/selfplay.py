@@ -374,7 +374,7 @@ class SelfPlaySummary:
     def games_per_second(self) -> float | None:
         return self.played / self.seconds if self.played and self.seconds > 0 else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         rate = self.games_per_second
         wins = {c: sum(r["winner"] == c for r in self.results) for c in ("B", "W")}
         data: dict[str, Any] = {
@@ -397,7 +397,7 @@ class SelfPlaySummary:
         return data
 
     def describe(self) -> str:
-        j = self.to_json()
+        j = self.to_dict()
         rate = "" if j["games_per_second"] is None else f", {j['games_per_second']:.2f} games/s"
         learner = f"; the learner won {j['learner_wins']}" if self.agent2 else ""
         return (
@@ -544,7 +544,7 @@ def selfplay(
         merged.save(experience)
         summary = SelfPlaySummary(str(out), str(experience), games, played, len(merged), seconds, tuple(results),
                                   plan.agent2_path is not None)
-        j = summary.to_json()
+        j = summary.to_dict()
         recorded["command"] = _command(settings, out, games, workers, sgf)
         recorded["games"] = games
         recorded.setdefault("runs", []).append(

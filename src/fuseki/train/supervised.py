@@ -684,9 +684,9 @@ def train_supervised(
                 "rng": _rng_state(),
                 "history": history,
             }
-            write_atomic(ckpt_path, lambda f: torch.save(checkpoint, f))
+            write_atomic(ckpt_path, lambda f, c=checkpoint: torch.save(c, f))
             if config.keep_checkpoints:
-                write_atomic(out / f"epoch-{epoch + 1:04d}.pt", lambda f: torch.save(checkpoint, f))
+                write_atomic(out / f"epoch-{epoch + 1:04d}.pt", lambda f, c=checkpoint: torch.save(c, f))
             _write_csv(out / METRICS_CSV, history)
             _save_agent(out / AGENT_FILE, model, saved, data, history)
             size = data["board_size"]

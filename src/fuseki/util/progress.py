@@ -63,13 +63,13 @@ class Progress:
     def __str__(self) -> str:
         return self.message
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"what": self.what, "done": self.done, "total": self.total, "message": self.message, **self.extra}
 
     def within(self, prefix: str, **extra: Any) -> Progress:
         """The same event seen from a job that runs this one: ``prefix`` before the line, ``extra`` added.
 
-        >>> Progress(1, 4, "game", "game 1/4: W+R").within("round 2 eval: ", round=2).to_json()["message"]
+        >>> Progress(1, 4, "game", "game 1/4: W+R").within("round 2 eval: ", round=2).to_dict()["message"]
         'round 2 eval: game 1/4: W+R'
         """
         return dataclasses.replace(self, message=prefix + self.message, extra={**extra, **self.extra})
@@ -93,13 +93,13 @@ class LineRenderer:
 
 
 class JsonRenderer:
-    """Each event as one JSON object a line (:meth:`Progress.to_json`)."""
+    """Each event as one JSON object a line (:meth:`Progress.to_dict`)."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
     def __call__(self, event: Progress) -> None:
-        print(json.dumps(event.to_json(), default=str), file=self.stream, flush=True)
+        print(json.dumps(event.to_dict(), default=str), file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing to close (the stream is the caller's)."""

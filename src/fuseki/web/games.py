@@ -101,7 +101,7 @@ class Settings:
     def initial_state(self) -> GameState:
         return GameState.new(self.size, self.rule_set, handicap=self.handicap)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "size": self.size,
             "komi": self.komi,
@@ -133,7 +133,7 @@ def check_playouts(value: Any, limit: int = MAX_PLAYOUTS, what: str = "playouts"
 
 
 def settings_from_json(data: dict[str, Any]) -> Settings:
-    """The settings as :meth:`Settings.to_json` stored them (trusted: already validated).
+    """The settings as :meth:`Settings.to_dict` stored them (trusted: already validated).
 
     Games stored before ``dead_stones`` existed load with the estimate they were scored by: ``playouts``.
     """
@@ -292,7 +292,7 @@ def game_json(
         status = "your_turn"
     else:
         status = "bot_thinking"
-    out: dict[str, Any] = {"id": game_id, **settings.to_json()}
+    out: dict[str, Any] = {"id": game_id, **settings.to_dict()}
     out.update(position_json(state))
     out["moves"] = played
     out["over"] = over
@@ -358,7 +358,7 @@ def move_seed(seed: int, moves: list[str]) -> int:
 
 
 def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:
-    """The bot's move in the game ``settings_data`` (:meth:`Settings.to_json`) after ``moves``.
+    """The bot's move in the game ``settings_data`` (:meth:`Settings.to_dict`) after ``moves``.
 
     Runs in a worker process: everything in and out is plain data. Returns a
     GTP vertex, ``"pass"`` or ``"resign"``.
@@ -380,4 +380,4 @@ def warm_up() -> None:
     import fuseki.agents  # noqa: F401  registers the bots
 
     s = Settings(size=5, komi=0.5)
-    bot_move(s.to_json(), ["C3"])
+    bot_move(s.to_dict(), ["C3"])

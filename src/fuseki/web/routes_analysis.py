@@ -27,4 +27,4 @@ async def analyze(body: AnalyzeBody, srv: Annotated[Server, Depends(server)]) ->
     settings, moves, state, _ = srv.load(body.game)
     if state.is_over():
         raise HTTPException(409, "the game is over: there is nothing to analyze")
-    return await srv.pool.run(analysis.analyze_game, settings.to_json(), list(moves), body.seconds)
+    return await srv.pool.run(analysis.analyze_game, settings.to_dict(), list(moves), body.seconds)

@@ -23,7 +23,7 @@ Srv = Annotated[Server, Depends(server)]
 async def new_game(srv: Srv, body: GameSettingsBody | None = None) -> dict[str, Any]:
     """A new game with these settings (all optional); the bot moves first if it plays Black."""
     settings = (body or GameSettingsBody()).to_settings()
-    gid = srv.store.create_game(settings.to_json(), [])
+    gid = srv.store.create_game(settings.to_dict(), [])
     return await srv.bot_turn_as_this_task(gid)
 
 

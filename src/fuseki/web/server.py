@@ -168,7 +168,7 @@ class Server:
         """Let the bot move while it is to move (the caller holds the game's lock); the game's JSON."""
         settings, moves, state, score = self.load(gid)
         while games.bot_to_move(settings, state):
-            vertex = await self.pool.run(games.bot_move, settings.to_json(), list(moves))
+            vertex = await self.pool.run(games.bot_move, settings.to_dict(), list(moves))
             try:
                 state = state.play(games.Move.from_gtp(vertex, settings.size))
             except (ValueError, games.IllegalMoveError) as e:

@@ -413,7 +413,7 @@ def run_simulations(
     komi = prm[P_KOMI]
     heavy = prm[P_POLICY] != 0.0
     expand_at = prm[P_EXPAND]
-    for sim in range(count):
+    for _ in range(count):
         for i in range(length):
             work[i] = root[i]
         for q in range(np_):
