@@ -51,8 +51,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import fuseki
+from fuseki.encoders import get_encoder
 from fuseki.games import available_games
+from fuseki.nets.registry import build_network
 from fuseki.util import models
+from fuseki.util.atomic import write_atomic
 from fuseki.util.errors import FusekiError
 from fuseki.util.models import MODELS_ENV, models_dirs  # noqa: F401 (re-exported)
 from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
@@ -144,8 +148,6 @@ class AgentFileInfo:
 
     def make_encoder(self) -> Encoder:
         """The encoder this network reads (``get_encoder(encoder, board_size)``)."""
-        from fuseki.encoders import get_encoder
-
         return get_encoder(self.encoder, self.board_size)
 
     def to_dict(self) -> dict[str, Any]:
@@ -219,10 +221,6 @@ def save_agent(
     """
     import safetensors.torch
     import torch
-
-    import fuseki
-    from fuseki.util.atomic import write_atomic
-    from fuseki.nets.registry import build_network
 
     if game not in available_games():
         raise ValueError(f"unknown game {game!r} for an agent file; known games: {', '.join(available_games())}")

@@ -43,8 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fuseki.agents.agent_file import AgentFileError, available_models, load_agent_file
+from fuseki.nets.inference import inference
 from fuseki.util.errors import InputError
-
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -135,8 +136,6 @@ class DeepLearningAgent:
     def logits(self, states: Sequence[GameState]) -> np.ndarray:
         """The network's move logits for a batch of positions, ``float32 (len(states), num_moves)``."""
         import torch
-
-        from fuseki.nets.inference import inference
 
         if not states:
             return np.zeros((0, self.encoder.num_moves), dtype=np.float32)
@@ -257,8 +256,6 @@ def load_prediction_agent(path_or_name: str | os.PathLike[str], **options: Any) 
 
     ``options`` go to :class:`DeepLearningAgent` (``temperature``, ``mode``, ...).
     """
-    from fuseki.agents.agent_file import AgentFileError, load_agent_file
-
     model, info = load_agent_file(path_or_name)
     if info.kind != "policy":
         raise AgentFileError(f"{info.path}: a {info.kind!r} agent file, not a policy network")
@@ -301,8 +298,6 @@ def default_policy_path() -> Path | None:
     the package's), not the working directory, so a stray file named
     ``policy-9x9`` there cannot stand in for it.
     """
-    from fuseki.agents.agent_file import available_models
-
     return available_models().get(DEFAULT_POLICY_MODEL)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from fuseki.agents.deep_learning import load_prediction_agent
 from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:  # the search pulls in Numba kernels and the pattern table: import on first use
@@ -236,8 +237,6 @@ def policy_root_prior(policy_model: str) -> Any:
     likely each move is. A board size the network was not trained for is a
     ``ValueError`` at the first search.
     """
-    from fuseki.agents.deep_learning import load_prediction_agent
-
     agent = load_prediction_agent(policy_model)
 
     def prior(state: Any) -> Any:

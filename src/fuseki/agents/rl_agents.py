@@ -55,15 +55,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fuseki.agents.agent_file import AgentFileError, load_agent_file, read_agent_info
 from fuseki.agents.deep_learning import clip_probs
 from fuseki.nets.inference import inference
 from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.agents.agent_file import AgentFileInfo
+    from fuseki.data.experience import ExperienceCollector
     from fuseki.encoders.base import Encoder
     from fuseki.go.state import GameState, Move
-    from fuseki.data.experience import ExperienceCollector
 
 __all__ = [
     "AC_EPS",
@@ -304,8 +305,6 @@ def load_rl_agent(path_or_name: str | os.PathLike[str], **options: Any) -> Polic
     :class:`~fuseki.agents.agent_file.AgentFileError` for a bad file or an
     unknown kind.
     """
-    from fuseki.agents.agent_file import AgentFileError, load_agent_file, read_agent_info
-
     info = read_agent_info(path_or_name)
     cls = _CLASSES.get(info.kind)
     if cls is None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fuseki.go.ownership import dead_stones, ownership_and_winrate
+from fuseki.go.state import Color, Move
 from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
@@ -82,8 +83,6 @@ class Terminating:
 
     def win_estimate(self, state: "GameState") -> float:
         """Fraction of playouts that the player to move wins (draws count half)."""
-        from fuseki.go.state import Color
-
         _, black = ownership_and_winrate(state, playouts=self.playouts, seed=self.seed)
         mine = black if state.next_player is Color.BLACK else 1.0 - black
         self.last_winrate = mine
@@ -109,8 +108,6 @@ class Terminating:
         return self.win_estimate(state) < self.resign_below
 
     def select_move(self, state: "GameState") -> "Move":
-        from fuseki.go.state import Move
-
         # An agent that passes and resigns by its own search (MCTS) judges the
         # position better than random playouts do: leave those decisions to it.
         if not state.is_over() and not getattr(self.agent, "self_terminating", False):

@@ -53,17 +53,22 @@ from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from fuseki import __version__
+from fuseki.agents import make_agent
 from fuseki.arena.gtp_engines import Engine
 from fuseki.arena.match import play_gtp_game
 from fuseki.arena.outcome import Forfeit
 from fuseki.arena.scoring import Referee
 from fuseki.data.stats import RECIPE_FILE
+from fuseki.engines.gtp_client import GtpClient, GtpClientError
+from fuseki.engines.programs import resolve_command
+from fuseki.go.coords import check_size
 from fuseki.go.rules import KoRule, Rules, Scoring
-from fuseki.util.progress import Progress, ProgressCallback
-from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, derive_seed, field_defaults
-from fuseki.go.sgf import GameRecord, SgfError, load_sgf, save_sgf
+from fuseki.go.sgf import GameRecord, SgfError, load_sgf, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, Move
 from fuseki.util.errors import InputError
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, derive_seed, field_defaults
 
 __all__ = [
     "ENGINES",
@@ -203,8 +208,6 @@ class GenerateSettings:
     LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
 
     def __post_init__(self) -> None:
-        from fuseki.go.coords import check_size
-
         if self.engine not in ENGINES:
             raise InputError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         check_size(self.size)
@@ -233,8 +236,6 @@ class GenerateSettings:
 
     def gnugo_argv(self) -> list[str]:
         """GNU Go in GTP mode with our scoring and ko rule (``--chinese-rules``, ``--positional-superko``)."""
-        from fuseki.engines.programs import resolve_command
-
         argv = resolve_command(self.gnugo) + ["--mode", "gtp"]
         rules = self.game_rules
         if rules.scoring is Scoring.AREA:
@@ -414,8 +415,6 @@ def _git_commit() -> str | None:
 
 def _gnugo_version(settings: GenerateSettings) -> str | None:
     """``"GNU Go 3.8"`` as the engine answers ``name`` and ``version``; ``None`` if it does not start."""
-    from fuseki.engines.gtp_client import GtpClient, GtpClientError
-
     try:
         with GtpClient(settings.gnugo_argv(), timeout=30) as gtp:
             return f"{gtp.name().strip()} {gtp.version().strip()}".strip()
@@ -425,8 +424,6 @@ def _gnugo_version(settings: GenerateSettings) -> str | None:
 
 def _versions(settings: GenerateSettings) -> dict[str, Any]:
     import platform
-
-    from fuseki import __version__
 
     versions: dict[str, Any] = {"fuseki": __version__, "fuseki_commit": _git_commit(), "python": platform.python_version()}
     if settings.engine == "gnugo":
@@ -585,8 +582,6 @@ class _MctsPlayer:
         self.name = f"fuseki {__version__} mcts {settings.playouts} playouts"
 
     def play(self, number: int) -> GameDone:
-        from fuseki.agents import make_agent
-
         s = self.settings
         started = time.monotonic()
         plan = GamePlan.make(s, number)
@@ -630,8 +625,6 @@ def _worker_play(number: int) -> GameDone:
 
 def _finished(out_dir: Path, number: int) -> GameDone | None:
     """The game stored by an earlier run, if its SGF is there, readable and has a result."""
-    from fuseki.go.sgf import parse_result
-
     path = game_path(out_dir, number)
     if not path.exists():
         return None

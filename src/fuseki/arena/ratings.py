@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.atomic import write_atomic
+
 __all__ = [
     "ELO_PER_NAT",
     "Ratings",
@@ -338,8 +340,6 @@ def fit_ratings(results: Iterable[Any], *, names: Sequence[str] | None = None, *
 def _save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
     """Render with the Agg canvas (no display, no global backend switch) and write the PNG atomically."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from fuseki.util.atomic import write_atomic
 
     FigureCanvasAgg(fig)
     buf = io.BytesIO()

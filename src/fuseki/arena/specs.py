@@ -17,6 +17,9 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fuseki.agents import agent_options, available_agents, make_agent
+from fuseki.agents.agent_file import available_models
+from fuseki.agents.base import board_size_problem, parse_option
 from fuseki.agents.rl_agents import load_rl_agent
 from fuseki.engines.programs import program_exists, resolve_command
 from fuseki.util.errors import InputError
@@ -29,8 +32,6 @@ __all__ = ["AgentSpec", "build_agent", "check_spec", "parse_agent_spec"]
 
 def _parse_options(text: str, spec: str) -> tuple[tuple[str, object], ...]:
     """``"playouts=200,resign_below=none"`` -> ``(("playouts", 200), ("resign_below", None))``."""
-    from fuseki.agents.base import parse_option
-
     out: dict[str, object] = {}
     for item in text.split(","):
         try:
@@ -78,7 +79,6 @@ def _is_agent_file(text: str) -> bool:
         return True
     if os.sep in text or (os.altsep is not None and os.altsep in text):
         return False
-    from fuseki.agents.agent_file import available_models
 
     return text in available_models() or text.removesuffix(".safetensors") in available_models()
 
@@ -100,8 +100,6 @@ def parse_agent_spec(text: str) -> AgentSpec:
     >>> parse_agent_spec("gtp:gnugo --mode gtp").target
     'gnugo --mode gtp'
     """
-    from fuseki.agents import available_agents
-
     if not isinstance(text, str) or not text.strip():
         raise InputError("an agent spec must not be empty")
     text = text.strip()
@@ -151,8 +149,6 @@ def build_agent(spec: AgentSpec, seed: int | None) -> Agent:
 
     Raises ``ValueError`` (one line) for options the agent does not take.
     """
-    from fuseki.agents import agent_options, make_agent
-
     options = dict(spec.options)
     if spec.kind == "registry":
         accepted = agent_options(spec.target)
@@ -181,7 +177,6 @@ def check_spec(spec: AgentSpec, size: int) -> None:
             raise InputError(f"agent spec {spec.text!r}: program {argv[0]!r} not found")
         return
     agent = build_agent(spec, 0)
-    from fuseki.agents.base import board_size_problem
 
     problem = board_size_problem(f"agent spec {spec.text!r}", getattr(agent, "board_size", None), size)
     if problem:

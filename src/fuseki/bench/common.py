@@ -31,6 +31,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from fuseki import __version__
+
 #: How to get a missing peer.
 INSTALL = {"openspiel": "pip install open-spiel", "dlgo": "pip install --no-deps dlgo"}
 
@@ -179,8 +181,6 @@ def machine_info() -> dict[str, Any]:
         pass
     import numba
     import numpy
-
-    from fuseki import __version__
 
     return {
         "cpu": cpu,

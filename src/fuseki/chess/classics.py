@@ -62,6 +62,10 @@ from typing import Any, Callable, Literal
 
 import chess
 
+from fuseki.games.chess import ChessState
+from fuseki.search.minimax import alphabeta, minimax
+from fuseki.search.uct import uct_search
+
 __all__ = [
     "PIECE_VALUES",
     "PIECE_SQUARE_TABLE",
@@ -394,9 +398,6 @@ def _generic_depth_search(
     with the window (-10000, 10000)); False is the textbook root, which
     narrows the window as better root moves are found.
     """
-    from fuseki.games.chess import ChessState
-    from fuseki.search.minimax import alphabeta, minimax
-
     state = ChessState.from_fen(fen)
     evaluate = state_evaluation(board_eval)
     start = time.perf_counter()
@@ -462,7 +463,6 @@ def _target_stats(ranked: list[tuple[str, int, float]], target: str) -> dict[str
 
 def _generic_uct(fen: str, iterations: int, seed: int, max_playout: int | None, target: str) -> dict[str, Any]:
     from fuseki.games.chess import ChessState
-    from fuseki.search.uct import uct_search
 
     r = uct_search(ChessState.from_fen(fen), iterations=iterations, seed=seed, max_rollout_length=max_playout)
     top = sorted(r.stats, key=lambda s: s.visits, reverse=True)[:5]

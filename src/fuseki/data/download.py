@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from fuseki import __version__
 from fuseki.util.atomic import sha256_file, write_json_atomic
 from fuseki.util.errors import FusekiError, InputError
 
@@ -92,8 +93,6 @@ def default_data_dir() -> Path:
 
 
 def _user_agent() -> str:
-    from fuseki import __version__
-
     return f"fuseki/{__version__} (game-record downloader)"
 
 

@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.util.atomic import write_atomic
 from fuseki.util.errors import FusekiError
 
 __all__ = [
@@ -180,8 +181,6 @@ class ExperienceBuffer:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the buffer to ``path`` (an ``.npz`` archive, compressed) atomically."""
-        from fuseki.util.atomic import write_atomic
-
         try:
             text = json.dumps(self.header(), sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as e:

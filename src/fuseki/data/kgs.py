@@ -42,6 +42,8 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import pathname2url
 
+from fuseki.data.download import read_url
+from fuseki.util.atomic import write_atomic
 from fuseki.util.errors import InputError
 
 #: The page the book downloads from (ch. 7, listing 7.1).
@@ -343,8 +345,6 @@ def read_index_source(source: str = DEFAULT_INDEX_URL, *, timeout: float = 30.0)
     :class:`fuseki.data.download.DataSourceError` (offline, HTTP errors) or
     ``FileNotFoundError``.
     """
-    from fuseki.data.download import read_url
-
     if is_url(source):
         data, final_url, charset = read_url(source, timeout=timeout)
         return data.decode(charset or "utf-8", errors="replace"), final_url
@@ -455,8 +455,6 @@ def archives_from_json(data: Any) -> list[Archive]:
 
 def save_index(path: str | os.PathLike[str], archives: Sequence[Archive], source: str) -> None:
     """Write the index as JSON (atomically), for ``fuseki data download --index``."""
-    from fuseki.util.atomic import write_atomic
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, (json.dumps(index_to_json(archives, source), indent=1) + "\n").encode("utf-8"))

@@ -72,12 +72,13 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.util.errors import FusekiError, InputError
-from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
-from fuseki.util.progress import Progress, ProgressCallback
-from fuseki.util.runs import LOCK_FILE, RunFolder, WorkerPool
 from fuseki.data.sampler import Split, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
+from fuseki.encoders import available_encoders, get_encoder, register_encoder
+from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
+from fuseki.util.errors import FusekiError, InputError
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import LOCK_FILE, RunFolder, WorkerPool
 
 __all__ = [
     "FORMAT",
@@ -524,7 +525,6 @@ def process_games(
             re.compile(players)
         except re.error as e:
             raise ProcessError(f"bad players pattern {players!r}: {e}") from None
-    from fuseki.encoders import get_encoder
 
     enc = get_encoder(encoder, size)
     out = Path(out_dir)
@@ -710,8 +710,6 @@ def register_test_encoder() -> str:
 
     It is not registered unless this is called, so users never see it.
     """
-    from fuseki.encoders import available_encoders, register_encoder
-
     name = _StonesEncoder.name
     if name not in available_encoders():
         register_encoder(name, _StonesEncoder, "doctest only: 1 plane, stones of the player to move = 1, other = 2")

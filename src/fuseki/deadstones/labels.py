@@ -25,12 +25,15 @@ import itertools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from fuseki.engines.gtp_client import GtpClient, GtpClientError
+from fuseki.engines.programs import resolve_command
 from fuseki.go.coords import Point, from_gtp, to_gtp
+from fuseki.go.sgf import read_points
 
 if TYPE_CHECKING:
+    from fuseki.engines.gtp_client import GtpClient
     from fuseki.go.sgf import GameRecord
     from fuseki.go.state import GameState
-    from fuseki.engines.gtp_client import GtpClient
 
 __all__ = ["DEFAULT_GNUGO", "GnuGoLabeller", "block_labels", "marked_dead_points", "parse_vertices"]
 
@@ -62,8 +65,6 @@ class GnuGoLabeller:
     """
 
     def __init__(self, command: str = DEFAULT_GNUGO, *, timeout: float = 60.0) -> None:
-        from fuseki.engines.programs import resolve_command
-
         self.argv = resolve_command(command)
         self.timeout = timeout
         self._client: GtpClient | None = None
@@ -71,8 +72,6 @@ class GnuGoLabeller:
         self.engine = ""
 
     def _engine(self) -> "GtpClient":
-        from fuseki.engines.gtp_client import GtpClient
-
         if self._client is None or not self._client.is_alive:
             self._client = GtpClient(self.argv, timeout=self.timeout)
             self.engine = f"{self._client.name()} {self._client.version()}"
@@ -87,8 +86,6 @@ class GnuGoLabeller:
         :class:`~fuseki.engines.gtp_client.GtpClientError` or ``OSError`` and restarts
         the engine for the next call.
         """
-        from fuseki.engines.gtp_client import GtpClientError
-
         line = list(state.ancestors())[::-1]
         root = line[0]
         black, white = _stones(root)
@@ -151,7 +148,6 @@ def marked_dead_points(record: "GameRecord", state: "GameState") -> frozenset[Po
     props = {ident: last.get_raw_list(ident) for ident in ("TB", "TW", "DD") if last.has_property(ident)}
     if not props:
         return None
-    from fuseki.go.sgf import read_points  # the one reader of SGF point lists (compressed ranges included)
 
     board = state.stones()
     dead: set[Point] = set()

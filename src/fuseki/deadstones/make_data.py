@@ -40,7 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.data.sources import GameReader, SourceError, list_games
+from fuseki.deadstones.dataset import BlockDataset, save_block_dataset
+from fuseki.engines.gtp_client import GtpClientError
+from fuseki.engines.programs import program_exists, resolve_command
+from fuseki.util.atomic import write_json_atomic
 from fuseki.util.errors import FusekiError
+from fuseki.util.workers import exit_with_parent
 
 __all__ = ["LABELLERS", "MakeDataError", "label_game", "make_block_data"]
 
@@ -123,8 +129,6 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_init(settings: dict[str, Any]) -> None:
-    from fuseki.util.workers import exit_with_parent
-
     exit_with_parent()
     _WORKER["settings"] = settings
     _WORKER["labeller"] = None
@@ -140,10 +144,6 @@ def _labeller() -> Any:
 
 def _run_chunk(job: tuple[int, int, list[str], str]) -> dict[str, Any]:
     """Label the games of one chunk and write its part file; return its counts."""
-    from fuseki.data.sources import GameReader
-    from fuseki.deadstones.dataset import BlockDataset, save_block_dataset
-    from fuseki.engines.gtp_client import GtpClientError
-
     index, first_game, ids, path = job
     settings = _WORKER["settings"]
     mode = settings["labeller"]
@@ -208,11 +208,8 @@ def make_block_data(
     ``games`` takes the first N games in the sources' deterministic order.
     Resumes from ``out``'s parts folder (see the module docstring).
     """
-    from fuseki.util.atomic import write_json_atomic
-    from fuseki.data.sources import SourceError, list_games
     from fuseki.deadstones.dataset import BlockDataset, load_block_dataset, save_block_dataset
     from fuseki.deadstones.labels import DEFAULT_GNUGO
-    from fuseki.engines.programs import program_exists, resolve_command
 
     if labeller not in LABELLERS:
         raise MakeDataError(f"unknown labeller {labeller!r}; choose one of {', '.join(LABELLERS)}")

@@ -40,10 +40,11 @@ from typing import Any
 import numpy as np
 import torch
 
+import fuseki
+from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 from fuseki.util.atomic import write_atomic
 from fuseki.util.errors import FusekiError
 from fuseki.util.safetensors_header import HeaderFormat, check_format_version, read_header
-from fuseki.deadstones.mlp import FEATURE_SETS, DeadStoneMLP, feature_set_for, parse_shape
 
 __all__ = [
     "FORMAT_VERSION",
@@ -186,8 +187,6 @@ def save_classifier(
 ) -> None:
     """Write a classifier (or a bare network) and its description to ``path`` atomically."""
     import safetensors.torch
-
-    import fuseki
 
     if isinstance(classifier, DeadStoneClassifier):
         clf = classifier

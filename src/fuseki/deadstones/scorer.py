@@ -29,7 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fuseki.data.sources import list_games, read_games
+from fuseki.deadstones.features import block_features, find_blocks
 from fuseki.go.coords import Point
+from fuseki.go.sgf import SgfError, read_sgf
 from fuseki.util import models
 from fuseki.util.errors import InputError
 
@@ -85,8 +88,6 @@ def nn_final_status(
     state: "GameState", model: "DeadStoneClassifier | str | None" = None, *, threshold: float = 0.5
 ) -> dict[str, list[Point]]:
     """Every stone as ``"alive"``, ``"dead"`` or ``"seki"`` (always empty), by the static rule and the network."""
-    from fuseki.deadstones.features import block_features
-
     classifier = load_dead_stone_model(model or DEFAULT_MODEL) if model is None or isinstance(model, str) else model
     blocks, features = block_features(state, classifier.feature_set)
     dead_mask = np.array([b.in_atari for b in blocks], dtype=bool)
@@ -141,8 +142,6 @@ def agreement(
     status (dead or not); a game agrees when all its blocks do. The time each
     estimator takes is reported too.
     """
-    from fuseki.deadstones.features import find_blocks
-
     totals = {name: {"blocks_agree": 0, "games_agree": 0, "seconds": 0.0} for name in estimators}
     blocks_total = games = 0
     for n, state in enumerate(states, 1):
@@ -175,9 +174,6 @@ def agreement(
 
 def finished_states(sources: Sequence[str | os.PathLike[str]], *, skip: int = 0, games: int | None = None) -> Iterable["GameState"]:
     """Final positions of the games in ``sources`` that ended with two passes (after the first ``skip`` games)."""
-    from fuseki.data.sources import list_games, read_games
-    from fuseki.go.sgf import SgfError, read_sgf
-
     refs = list_games(sources)[skip:]
     used = 0
     for _, data in read_games(refs):

@@ -52,11 +52,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from fuseki.util.atomic import write_atomic
 from fuseki.deadstones.dataset import BlockDataset, held_out_mask
 from fuseki.deadstones.mlp import DeadStoneMLP, feature_set_for, parse_shape
 from fuseki.deadstones.model import DeadStoneClassifier, save_classifier
 from fuseki.deadstones.rprop import ALGORITHMS, DELTA0, make_optimizer
+from fuseki.util.atomic import write_atomic
+from fuseki.util.device import select_device
 from fuseki.util.errors import InputError
 
 __all__ = [
@@ -350,8 +351,6 @@ def train_classifier(
         "sha256": _fingerprint(x, y, g),
         **dict(data_info or {}),
     }
-
-    from fuseki.util.device import select_device
 
     device = select_device(settings.device)
     dtype = torch.float32 if device.type == "mps" else torch.float64

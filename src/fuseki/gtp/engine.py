@@ -49,6 +49,9 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
+from fuseki import __version__
+from fuseki.agents.base import board_size_problem
+from fuseki.deadstones.scorer import final_status_estimator
 from fuseki.go.coords import (
     MAX_SIZE,
     MIN_SIZE,
@@ -164,9 +167,6 @@ class GtpEngine:
         dead_stones: str = "playouts",
         dead_stones_model: str | os.PathLike[str] | None = None,
     ) -> None:
-        from fuseki import __version__
-        from fuseki.deadstones.scorer import final_status_estimator
-
         #: The estimate behind ``final_score`` and ``final_status_list`` (spec G8, T4).
         #: Built now, so that a bad method or an unreadable model fails at start-up
         #: (``ValueError``) rather than at the end of the first game.
@@ -202,8 +202,6 @@ class GtpEngine:
         the engine refuses such a board when it is set, not at the next
         ``genmove``, where the controller would take it for a crash.
         """
-        from fuseki.agents.base import board_size_problem
-
         return board_size_problem(getattr(self.agent, "name", "the bot"), self.fixed_size, size)
 
     # ---- the game ------------------------------------------------------

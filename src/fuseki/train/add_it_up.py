@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from fuseki.train.policy_gradient import policy_gradient_loss
 from fuseki.util.errors import InputError
 
 __all__ = ["BOOK_LR", "CHOICES", "GRADIENT_LR", "TURNS", "AddItUpResult", "simulate_game", "train_add_it_up"]
@@ -150,8 +151,6 @@ def _gradient_loop(
     games: int, lr: float, rng: np.random.Generator, policies: np.ndarray, won: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     import torch
-
-    from fuseki.train.policy_gradient import policy_gradient_loss
 
     logits = torch.zeros(5, dtype=torch.float64, requires_grad=True)
     optimizer = torch.optim.SGD([logits], lr=lr)

@@ -35,6 +35,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fuseki.data.processor import process_games
+from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.errors import InputError
 
 __all__ = ["BOOK_ROWS", "BookRow", "format_results", "plot_book_curves", "run_book_experiment"]
@@ -122,8 +124,6 @@ def run_book_experiment(
     ``out/results.md`` and ``out/curves.png`` after each row, so a stopped
     run leaves usable results for the rows it finished.
     """
-    from fuseki.util.atomic import write_atomic, write_json_atomic
-    from fuseki.data.processor import process_games
     from fuseki.train.supervised import TrainConfig, train_supervised
 
     chosen = _rows(rows)

@@ -40,13 +40,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fuseki.agents.agent_file import load_agent_file, read_agent_info, save_agent
+from fuseki.data.experience import ExperienceBuffer, combine_experience
+from fuseki.encoders import get_encoder
+from fuseki.nets.registry import build_network, network_outputs
+from fuseki.util.atomic import sha256_file
+from fuseki.util.device import select_device
 from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     import torch
 
-    from fuseki.encoders.base import Encoder
     from fuseki.data.experience import ExperienceBuffer
+    from fuseki.encoders.base import Encoder
 
 __all__ = [
     "KERAS_EPS",
@@ -271,8 +277,6 @@ def sgd_train(
 
 
 def _file_entry(path: str, buffer: ExperienceBuffer) -> dict[str, Any]:
-    from fuseki.util.atomic import sha256_file
-
     return {"path": path, "sha256": sha256_file(path), "positions": len(buffer), "games": buffer.games}
 
 
@@ -284,10 +288,7 @@ def start_model(config: RLTrainConfig, kind: str) -> tuple[Any, Encoder, str, di
     """
     import torch
 
-    from fuseki.agents.agent_file import load_agent_file, read_agent_info
     from fuseki.util.atomic import sha256_file
-    from fuseki.encoders import get_encoder
-    from fuseki.nets.registry import build_network, network_outputs
 
     names = {"policy": "a policy network", "q": "a Q network (--network q)", "ac": "an actor-critic network (--network ac)"}
     if config.start is not None:
@@ -336,10 +337,6 @@ def train_rl(
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> RLTrainResult:
     """Load the experience and the start, train with ``loss_fn``, save an agent file of ``kind`` to ``config.out``."""
-    from fuseki.agents.agent_file import save_agent
-    from fuseki.data.experience import ExperienceBuffer, combine_experience
-    from fuseki.util.device import select_device
-
     started = time.monotonic()
     device = select_device(config.device)
     model, encoder, network, options, origin = start_model(config, kind)

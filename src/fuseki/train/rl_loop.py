@@ -59,12 +59,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
+from fuseki.arena.ratings import rating_curve
+from fuseki.train.policy_gradient import RLTrainConfig
+from fuseki.train.selfplay import SelfPlaySettings, selfplay
 from fuseki.util.atomic import sha256_file, write_atomic
+from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, RunMismatch, derive_seed, field_defaults
-
 from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval
-from fuseki.util.errors import InputError
 
 __all__ = [
     "LOOP_FILE",
@@ -308,8 +311,6 @@ def _load_state(folder: RunFolder) -> dict[str, Any] | None:
 
 def _start_agent(settings: LoopSettings) -> tuple[Path, Any, str]:
     """The start agent's file, its info and its SHA-256; ``ValueError`` when it is not of the method's kind."""
-    from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
-
     start = resolve_agent_path(settings.agent)
     info = read_agent_info(start)
     if info.kind != settings.kind:
@@ -381,8 +382,6 @@ class _Reporter:
 
 
 def _selfplay(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: _Reporter) -> dict[str, Any]:
-    from fuseki.train.selfplay import SelfPlaySettings, selfplay
-
     number = rec["round"]
     sp = SelfPlaySettings(
         agent=str(out / rec["champion"]),
@@ -433,7 +432,6 @@ def _train_candidate(
     import importlib
 
     from fuseki.agents.agent_file import read_agent_info
-    from fuseki.train.policy_gradient import RLTrainConfig
 
     number = rec["round"]
     experience = _experience(out, state, number, settings.window)
@@ -492,9 +490,9 @@ def _spec(path: Path, epsilon: float) -> str:
 
 def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: int, say: _Reporter) -> EvalRecord:
     """Play the candidate (A) against the champion (B); the candidate's record. Tests replace this to force outcomes."""
-    from fuseki.go.rules import Rules
     from fuseki.arena.eval_settings import EvalSettings
     from fuseki.arena.evaluate import evaluate
+    from fuseki.go.rules import Rules
 
     number = rec["round"]
     size = int(rec["board_size"])
@@ -523,8 +521,6 @@ def _play_eval(settings: LoopSettings, out: Path, rec: dict[str, Any], workers: 
 
 def _ratings(out: Path, state: dict[str, Any]) -> dict[str, Any] | None:
     """Fit and plot every finished round's record (candidate against champion); the fit as JSON."""
-    from fuseki.arena.ratings import rating_curve
-
     done = [r for r in state["rounds"] if r["step"] == "done"]
     if not done:
         return None

@@ -55,9 +55,13 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
+from fuseki.agents.rl_agents import KINDS, load_rl_agent
+from fuseki.data.experience import ExperienceBuffer, ExperienceCollector, ExperienceError, combine_experience
+from fuseki.util.atomic import sha256_file
+from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunFolder, RunMismatch, WorkerPool, chunk_count, chunk_items, derive_seed
-from fuseki.util.errors import InputError
 
 __all__ = [
     "CHUNKS_DIR",
@@ -148,10 +152,7 @@ class _Plan:
 
 
 def _resolve(settings: SelfPlaySettings) -> _Plan:
-    from fuseki.agents.agent_file import read_agent_info, resolve_agent_path
-    from fuseki.util.atomic import sha256_file
     from fuseki.go.rules import Rules
-    from fuseki.agents.rl_agents import KINDS
 
     path = resolve_agent_path(settings.agent)
     info = read_agent_info(path)
@@ -217,8 +218,6 @@ class _Players:
     """The agents of one process: two copies of the learner (or the learner and the opponent)."""
 
     def __init__(self, plan: _Plan) -> None:
-        from fuseki.agents.rl_agents import load_rl_agent
-
         self.plan = plan
         self.learner = load_rl_agent(plan.agent_path, epsilon=plan.temperature)
         if plan.agent2_path is None:
@@ -295,7 +294,6 @@ def _chunk_games(plan: _Plan, index: int, games: int) -> list[int]:
 def _play_chunk(players: _Players, out: Path, index: int, games: int, sgf: bool) -> dict[str, Any]:
     """Play the games of chunk ``index`` and write its experience atomically; returns a summary of it."""
     from fuseki.go.state import Color
-    from fuseki.data.experience import ExperienceCollector, combine_experience
 
     plan = players.plan
     started = time.monotonic()
@@ -455,8 +453,6 @@ def _prepare(plan: _Plan, folder: RunFolder) -> dict[str, Any]:
 
 def _finished_chunk(plan: _Plan, out: Path, index: int, games: int) -> dict[str, Any] | None:
     """The summary of chunk ``index`` if an earlier run finished it with these settings and games."""
-    from fuseki.data.experience import ExperienceBuffer, ExperienceError
-
     path = chunk_path(out, index)
     if not path.exists():
         return None

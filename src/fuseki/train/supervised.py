@@ -47,11 +47,14 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from fuseki.util.atomic import write_atomic, write_json_atomic
+from fuseki import __version__
+from fuseki.agents.agent_file import save_agent
 from fuseki.data.dataset import ShardSet, ShardStream
+from fuseki.encoders import get_encoder
 from fuseki.nets import build_network
-from fuseki.util.device import select_device
 from fuseki.train.symmetry import augment_batch, dihedral_permutations, inverse_permutations
+from fuseki.util.atomic import write_atomic, write_json_atomic
+from fuseki.util.device import select_device
 from fuseki.util.errors import InputError
 
 __all__ = [
@@ -289,8 +292,6 @@ class TrainResult:
 
 
 def _provenance(config: dict[str, Any], data: dict[str, Any], history: list[dict[str, Any]]) -> dict[str, Any]:
-    from fuseki import __version__
-
     final = history[-1] if history else {}
     return {
         "trainer": "fuseki train supervised",
@@ -315,9 +316,6 @@ def _save_agent(
     history: list[dict[str, Any]],
 ) -> None:
     """The network as an agent file, with how it was trained as its metadata (atomic)."""
-    from fuseki.agents.agent_file import save_agent
-    from fuseki.encoders import get_encoder
-
     save_agent(
         path,
         model,

@@ -16,6 +16,10 @@ import math
 from typing import Any
 
 from fuseki.go.coords import from_index, to_gtp
+from fuseki.go.ownership import dead_stones
+from fuseki.go.sgf import read_sgf
+from fuseki.go.state import Color
+from fuseki.web.games import replay, settings_from_json
 
 __all__ = ["analyze_state", "analyze_game", "analyze_review", "winrates", "winrate_budget", "TOP_MOVES"]
 
@@ -80,14 +84,10 @@ def _finite(x: float) -> float | None:
 
 def analyze_game(settings_data: dict[str, Any], moves: list[str], seconds: float) -> dict[str, Any]:
     """:func:`analyze_state` on the current position of a web game."""
-    from fuseki.web.games import replay, settings_from_json
-
     return analyze_state(replay(settings_from_json(settings_data), moves), seconds=seconds)
 
 
 def _review_states(sgf: bytes) -> list[Any]:
-    from fuseki.go.sgf import read_sgf
-
     return list(read_sgf(sgf).states())
 
 
@@ -109,9 +109,6 @@ def winrates(sgf: bytes, playouts: int) -> dict[str, Any]:
     A finished position (two passes at the end) gets the counted result: 1,
     0 or 0.5 for a draw, dead stones removed.
     """
-    from fuseki.go.ownership import dead_stones
-    from fuseki.go.state import Color
-
     states = _review_states(sgf)
     per, seconds = winrate_budget(len(states), playouts)
     out: list[float | None] = []

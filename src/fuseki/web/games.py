@@ -24,12 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.deadstones.scorer import METHODS
-from fuseki.go.coords import CoordinateError, to_gtp
-from fuseki.util.errors import FusekiError
-from fuseki.util.seeds import derive_seed
+from fuseki.agents import make_agent
+from fuseki.agents.termination import Terminating
+from fuseki.deadstones.scorer import METHODS, final_status_estimator
+from fuseki.go.coords import CoordinateError, Point, to_gtp
 from fuseki.go.rules import PRESETS, Rules
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+from fuseki.util.errors import FusekiError
+from fuseki.util.seeds import derive_seed
 
 __all__ = [
     "BOTS",
@@ -219,8 +221,6 @@ def _color_name(color: Color) -> str:
 
 
 def _vertices(mask: np.ndarray, size: int) -> list[str]:
-    from fuseki.go.coords import Point
-
     return [to_gtp(Point(int(r), int(c)), size) for r, c in zip(*np.nonzero(mask))]
 
 
@@ -230,7 +230,6 @@ def final_score(state: GameState, dead_stones: str = "playouts") -> dict[str, An
     ``dead_stones`` names the estimate that finds them (:data:`DEAD_STONES`);
     the answer records it, so that a cached score says how it was counted.
     """
-    from fuseki.deadstones.scorer import final_status_estimator
     status = final_status_estimator(dead_stones, playouts=SCORE_PLAYOUTS, seed=0)
     dead = status(state)["dead"]
     score = state.score(dead=dead)
@@ -331,9 +330,6 @@ def _agent(bot: str, options: dict[str, Any]) -> Any:
 
 
 def _build_agent(bot: str, options: dict[str, Any]) -> Any:
-    from fuseki.agents import make_agent
-    from fuseki.agents.termination import Terminating
-
     opts = dict(options)
     if bot in ("mcts", "mcts-book"):
         # The think-time cap holds whatever playout count was asked for.
@@ -377,7 +373,5 @@ def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:
 
 def warm_up() -> None:
     """Compile (or load from Numba's cache) the kernels a worker needs, before the first request."""
-    import fuseki.agents  # noqa: F401  registers the bots
-
     s = Settings(size=5, komi=0.5)
     bot_move(s.to_dict(), ["C3"])
