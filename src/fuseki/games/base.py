@@ -121,6 +121,19 @@ class Game(Protocol):
         ...
 
 
+def returns_of(winner: int | None) -> tuple[float, float]:
+    """A two-player zero-sum game's returns from its winner: (+1, -1), (-1, +1), or (0, 0) for a draw or no result.
+
+    Every game's ``returns`` is this of its ``winner()``; one function keeps the sign convention in one place.
+
+    >>> returns_of(0), returns_of(1), returns_of(None)
+    ((1.0, -1.0), (-1.0, 1.0), (0.0, 0.0))
+    """
+    if winner is None:
+        return (0.0, 0.0)
+    return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+
 def mask_of(num_actions: int, actions: np.ndarray) -> np.ndarray:
     """A boolean ``(num_actions,)`` vector that is True at ``actions``: the usual ``legal_mask``."""
     mask = np.zeros(num_actions, dtype=bool)

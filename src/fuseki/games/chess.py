@@ -70,7 +70,7 @@ from typing import Union
 import chess
 import numpy as np
 
-from fuseki.games.base import mask_of
+from fuseki.games.base import mask_of, returns_of
 from fuseki.games.symmetry import Symmetry, identity_symmetry
 
 __all__ = ["ChessGame", "ChessState", "player_of", "color_of", "KNIGHT_STEPS", "NUM_ACTIONS"]
@@ -191,10 +191,7 @@ class ChessState:
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) when White has won, (-1, +1) when Black has, (0, 0) otherwise."""
-        w = self.winner()
-        if w is None:
-            return (0.0, 0.0)
-        return (1.0, -1.0) if w == 0 else (-1.0, 1.0)
+        return returns_of(self.winner())
 
     # -- extras ------------------------------------------------------------
 

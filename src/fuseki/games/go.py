@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.games.base import mask_of
+from fuseki.games.base import mask_of, returns_of
 from fuseki.games.symmetry import board_symmetries
 from fuseki.go.rules import Rules, Scoring
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
@@ -88,10 +88,7 @@ class GoGameState:
         return 0 if color is Color.BLACK else 1
 
     def returns(self) -> tuple[float, float]:
-        w = self.winner()
-        if w is None:
-            return (0.0, 0.0)
-        return (1.0, -1.0) if w == 0 else (-1.0, 1.0)
+        return returns_of(self.winner())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GoGameState) and other.key == self.key

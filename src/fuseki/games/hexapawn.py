@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fuseki.games.base import mask_of
+from fuseki.games.base import mask_of, returns_of
 from fuseki.games.symmetry import Symmetry, identity_symmetry, mirror_permutation
 
 FILES = "abc"
@@ -184,9 +184,7 @@ class HexapawnState:
         return self._winner
 
     def returns(self) -> tuple[float, float]:
-        if self._winner is None:
-            return (0.0, 0.0)
-        return (1.0, -1.0) if self._winner == 0 else (-1.0, 1.0)
+        return returns_of(self._winner)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HexapawnState) and other.key == self.key

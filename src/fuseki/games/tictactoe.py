@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fuseki.games.base import mask_of
+from fuseki.games.base import mask_of, returns_of
 from fuseki.games.symmetry import Symmetry, board_symmetries
 
 #: The eight lines of three; a player owning one of them has won.
@@ -123,9 +123,7 @@ class TicTacToeState:
         return self._winner
 
     def returns(self) -> tuple[float, float]:
-        if self._winner is None:
-            return (0.0, 0.0)
-        return (1.0, -1.0) if self._winner == 0 else (-1.0, 1.0)
+        return returns_of(self._winner)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TicTacToeState) and other.cells == self.cells
