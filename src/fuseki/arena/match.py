@@ -123,12 +123,12 @@ class MatchSettings:
         if not (math.isfinite(self.komi) and self.komi * 2 == round(self.komi * 2)):
             raise InputError(f"komi must be a multiple of 0.5, got {self.komi}")
         if self.handicap and not 2 <= self.handicap <= max_fixed_handicap(self.size):
-            raise ValueError(
+            raise InputError(
                 f"fixed handicap on {self.size}x{self.size} must be from 2 to "
                 f"{max_fixed_handicap(self.size)} stones (or 0), got {self.handicap}"
             )
         if not (math.isfinite(self.move_time) and self.move_time > 0):
-            raise ValueError(
+            raise InputError(
                 f"move time must be a positive number of seconds, got {self.move_time}"
             )
         if self.max_moves is not None and self.max_moves < 1:

@@ -37,7 +37,7 @@ def _parse_options(text: str, spec: str) -> tuple[tuple[str, object], ...]:
         try:
             key, value = parse_option(item)
         except ValueError:
-            raise ValueError(
+            raise InputError(
                 f"agent spec {spec!r}: options must be KEY=VALUE separated by commas, got {item!r}"
             ) from None
         if key in out:
@@ -129,7 +129,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     fhead, fsep, ftail = text.rpartition(":")
     if fsep and "=" in ftail and _is_agent_file(fhead):
         return AgentSpec(text, "file", fhead, _parse_options(ftail, text))
-    raise ValueError(
+    raise InputError(
         f"agent spec {text!r} names no registered agent ({', '.join(agents)}), no agent file, "
         "and is not gtp:COMMAND"
     )

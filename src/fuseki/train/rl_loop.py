@@ -314,7 +314,7 @@ def _start_agent(settings: LoopSettings) -> tuple[Path, Any, str]:
     start = resolve_agent_path(settings.agent)
     info = read_agent_info(start)
     if info.kind != settings.kind:
-        raise ValueError(
+        raise InputError(
             f"{start} is a {info.kind!r} agent file; --method {settings.method} trains {settings.kind!r} agents "
             f"(make one with `fuseki train {settings.method} --init`)"
         )

@@ -171,7 +171,7 @@ def _resolve(settings: SelfPlaySettings) -> _Plan:
         if info2.kind not in KINDS:
             raise InputError(f"{path2}: a {info2.kind!r} agent file; the opponent must be one of kind {', '.join(KINDS)}")
         if info2.board_size != info.board_size:
-            raise ValueError(
+            raise InputError(
                 f"the agents play different boards: {path} {info.board_size}x{info.board_size}, "
                 f"{path2} {info2.board_size}x{info2.board_size}"
             )
