@@ -30,7 +30,7 @@ from fuseki.go.sgf import load_sgf
 from fuseki.go.state import Color, GameState, Move
 from fuseki.util.stats import binomial_test, clip_score, elo_difference, elo_interval, fisher_exact
 
-FAKE_ENGINE = Path(__file__).parents[1] / "gtp" / "fake_gtp_engine.py"
+FAKE_ENGINE = Path(__file__).parents[1] / "fakes" / "fake_gtp_engine.py"
 
 
 def find_gnugo() -> str | None:
