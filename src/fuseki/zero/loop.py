@@ -193,7 +193,7 @@ def run_zero(
             _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
         state = load_state(folder)
         for g in range(state["generation"] + 1, generations + 1):
-            state = _generation(folder, game, settings, g, state, device, progress)
+            state = _generation(folder, game, settings, g, generations, state, device, progress)
             write_json_atomic(folder / STATE_FILE, state)
         return state
 
@@ -221,12 +221,12 @@ def _generation(
     game: Game,
     settings: ZeroSettings,
     g: int,
+    total: int,
     state: dict[str, Any],
     device: str,
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     best = int(state["best"])
-    total = g  # the generation count is open-ended; events say "g of g"
     # 1. self-play by the best network
     sp_path = _selfplay_path(folder, g)
     if sp_path.exists():
