@@ -12,8 +12,14 @@ torch = need_module("torch")  # skips here, fails under CI
 
 from fuseki.games import make_game  # noqa: E402
 from fuseki.search.evaluators import UniformEvaluator  # noqa: E402
-from fuseki.zero.agent import ZeroAgent, ZeroFileError, load_zero_network, save_zero_network  # noqa: E402
-from fuseki.zero.learner import LearnerConfig, augment, build_zero_network, evaluate_loss, train_network  # noqa: E402
+from fuseki.agents.zero_agent import (  # noqa: E402
+    ZeroAgent,
+    ZeroFileError,
+    build_zero_network,
+    load_zero_network,
+    save_zero_network,
+)  # noqa: E402
+from fuseki.zero.learner import LearnerConfig, augment, evaluate_loss, train_network  # noqa: E402
 from fuseki.zero.selfplay import SelfPlayConfig, play_games, samples_of  # noqa: E402
 
 
@@ -84,3 +90,35 @@ def test_network_file_round_trip_and_agent(tmp_path: Path) -> None:
         load_zero_network(tmp_path / "junk.safetensors")
     with pytest.raises(ZeroFileError, match="no Zero network file"):
         load_zero_network(tmp_path / "missing.safetensors")
+
+
+def test_go_zero_agent_from_the_registry(tmp_path: Path) -> None:
+    from fuseki.agents import make_agent
+    from fuseki.go.state import GameState
+
+    game = make_game("go", size=5)
+    torch.manual_seed(4)
+    path = tmp_path / "go5.safetensors"
+    save_zero_network(path, build_zero_network(game, 1, 8, 16), game="go", game_options={"size": 5}, blocks=1, channels=8, value_hidden=16)
+    agent = make_agent("zero", model=str(path), simulations=12)
+    assert agent.name == "zero" and getattr(agent, "board_size", None) == 5
+    state = GameState.new(5)
+    for _ in range(6):
+        move = agent.select_move(state)
+        state = state.play(move)
+    with pytest.raises(ValueError, match="5x5 only, not 7x7"):
+        agent.select_move(GameState.new(7))
+    with pytest.raises(ValueError, match="needs a model"):
+        make_agent("zero")
+    hexapawn = tmp_path / "hexapawn.safetensors"
+    save_zero_network(
+        hexapawn,
+        build_zero_network(make_game("hexapawn"), 1, 8, 16),
+        game="hexapawn",
+        game_options={},
+        blocks=1,
+        channels=8,
+        value_hidden=16,
+    )
+    with pytest.raises(ValueError, match="for hexapawn, not Go"):
+        make_agent("zero", model=str(hexapawn))

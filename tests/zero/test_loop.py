@@ -16,7 +16,7 @@ torch = need_module("torch")  # skips here, fails under CI
 from zero_perfect import losses_against_perfect  # noqa: E402
 
 from fuseki.util.runs import RunFolderBusy, RunMismatch  # noqa: E402
-from fuseki.zero.agent import ZeroAgent, load_zero_network  # noqa: E402
+from fuseki.agents.zero_agent import ZeroAgent, load_zero_network  # noqa: E402
 from fuseki.zero.loop import STATE_FILE, ZeroSettings, _run_folder, load_state, network_path, run_zero  # noqa: E402
 
 TINY = ZeroSettings(games=12, simulations=8, blocks=1, channels=8, value_hidden=16, epochs=2, window=2, seed=3)

@@ -13,7 +13,7 @@ torch = need_module("torch")  # skips here, fails under CI
 
 from fuseki.games import make_game  # noqa: E402
 from fuseki.search.evaluators import NetworkEvaluator, UniformEvaluator, uniform_priors  # noqa: E402
-from fuseki.zero.learner import build_zero_network  # noqa: E402
+from fuseki.agents.zero_agent import build_zero_network  # noqa: E402
 from fuseki.zero.selfplay import (  # noqa: E402
     SelfPlayConfig,
     default_alpha,

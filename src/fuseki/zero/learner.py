@@ -29,11 +29,9 @@ import torch
 from torch.nn import functional as F
 
 from fuseki.games.base import Game
-from fuseki.nets.residual import ResidualNet, dual_residual_network
 from fuseki.util.device import select_device
-from fuseki.util.errors import InputError
 
-__all__ = ["LearnerConfig", "augment", "build_zero_network", "evaluate_loss", "train_network", "zero_loss"]
+__all__ = ["LearnerConfig", "augment", "evaluate_loss", "train_network", "zero_loss"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,16 +56,6 @@ class LearnerConfig:
             raise ValueError(f"optimizer must be sgd or adam, got {self.optimizer!r}")
         if not self.lr > 0 or self.weight_decay < 0 or not 0 <= self.momentum < 1:
             raise ValueError("lr must be positive, weight_decay >= 0 and momentum in [0, 1)")
-
-
-def build_zero_network(game: Game, blocks: int, channels: int, value_hidden: int = 64) -> ResidualNet:
-    """The two-headed residual network for ``game``'s planes and actions (square boards)."""
-    c, h, w = game.planes_shape
-    if h != w:
-        raise InputError(f"the residual network needs square planes; {game.name} has {h}x{w}")
-    return dual_residual_network(
-        in_planes=c, size=h, num_moves=game.num_actions, blocks=blocks, channels=channels, value_hidden=value_hidden
-    )
 
 
 def augment(game: Game, planes: np.ndarray, pi: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

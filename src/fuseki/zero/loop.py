@@ -8,7 +8,7 @@ Generation ``g`` (1, 2, ...):
 2. **training**: the latest network (generation ``g − 1``'s, the random
    network ``gen-0000`` at first) trained ``epochs`` passes over the replay
    window, the samples of the last ``window`` generations, saved as
-   ``gen-g.safetensors`` (:mod:`fuseki.zero.agent`'s file);
+   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file);
 3. **gating** (AlphaGo Zero, ``gating=True``): the new network plays
    ``gate_games`` games against the best, colours alternating, and becomes
    the best at a score of at least ``gate_threshold`` (55 %; a draw counts
@@ -48,8 +48,8 @@ from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
-from fuseki.zero.agent import ZeroAgent, load_zero_network, save_zero_network
-from fuseki.zero.learner import LearnerConfig, build_zero_network, train_network
+from fuseki.agents.zero_agent import ZeroAgent, build_zero_network, load_zero_network, save_zero_network
+from fuseki.zero.learner import LearnerConfig, train_network
 from fuseki.zero.selfplay import SelfPlayConfig, play_games, samples_of
 
 __all__ = ["SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]

@@ -1,4 +1,4 @@
-"""The Zero network file and :class:`ZeroAgent`, PUCT with the network, for any game.
+"""The Zero network, its file, and the agents that play with it: :class:`ZeroAgent` (any game), ``zero`` (Go).
 
 A network file is one safetensors file: the ``state_dict`` tensors, and in
 the header's ``__metadata__`` under ``"fuseki_zero"`` one JSON object with
@@ -7,6 +7,11 @@ the value head's width) plus what the loop adds (generation, losses). Loading
 never unpickles. The Go agent files of :mod:`fuseki.agents.agent_file` are
 tied to Go encoders; a Zero network reads its game's own planes, so it has
 this file of its own.
+
+:class:`ZeroAgent` plays any game of the protocol; :func:`make_zero_agent` is
+the registry's ``zero`` for Go's frontends (``--bot zero --model FILE``),
+which show agents the rules engine's state, not the protocol's. The loop that
+trains these networks is :mod:`fuseki.zero`.
 """
 
 from __future__ import annotations
@@ -23,13 +28,22 @@ from safetensors.torch import save
 
 from fuseki.games import make_game
 from fuseki.games.base import Game
+from fuseki.nets.residual import ResidualNet, dual_residual_network
 from fuseki.search.evaluators import NetworkEvaluator
 from fuseki.search.puct import PUCT, PUCTConfig
 from fuseki.util.atomic import write_atomic
-from fuseki.util.errors import FusekiError
-from fuseki.zero.learner import build_zero_network
+from fuseki.util.errors import FusekiError, InputError
 
-__all__ = ["META_KEY", "ZeroAgent", "ZeroFileError", "load_zero_network", "save_zero_network"]
+__all__ = [
+    "META_KEY",
+    "GoZeroAgent",
+    "ZeroAgent",
+    "ZeroFileError",
+    "build_zero_network",
+    "load_zero_network",
+    "make_zero_agent",
+    "save_zero_network",
+]
 
 #: The metadata key of a Zero network file.
 META_KEY = "fuseki_zero"
@@ -38,6 +52,16 @@ FORMAT = 1
 
 class ZeroFileError(FusekiError, ValueError):
     """A Zero network file that is missing, broken or not one."""
+
+
+def build_zero_network(game: Game, blocks: int, channels: int, value_hidden: int = 64) -> ResidualNet:
+    """The two-headed residual network for ``game``'s planes and actions (square boards)."""
+    c, h, w = game.planes_shape
+    if h != w:
+        raise InputError(f"the residual network needs square planes; {game.name} has {h}x{w}")
+    return dual_residual_network(
+        in_planes=c, size=h, num_moves=game.num_actions, blocks=blocks, channels=channels, value_hidden=value_hidden
+    )
 
 
 def save_zero_network(
@@ -142,3 +166,37 @@ class ZeroAgent:
             move = self.game.index_to_move(state, int(self.rng.choice(len(pi), p=pi / pi.sum())))
         self.moves_played += 1
         return move
+
+
+class GoZeroAgent:
+    """A Zero network trained on Go, for the Go frontends: shown the rules engine's state, answers its ``Move``."""
+
+    name = "zero"
+
+    def __init__(self, agent: ZeroAgent, board_size: int) -> None:
+        # Imported here: the Go adapter loads the rules engine's Numba kernels, which other games never need.
+        from fuseki.games.go import GoGameState
+
+        self._wrap = GoGameState
+        self.agent = agent
+        #: The one board size the network plays (the frontends refuse others up front).
+        self.board_size = board_size
+
+    def select_move(self, state: Any) -> Any:
+        if state.size != self.board_size:
+            raise InputError(f"zero plays {self.board_size}x{self.board_size} only, not {state.size}x{state.size}")
+        return self.agent.select_move(self._wrap(state))
+
+
+def make_zero_agent(
+    model: str | None = None, simulations: int = 200, c_puct: float = 1.5, device: str = "cpu", seed: int | None = None
+) -> GoZeroAgent:
+    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT."""
+    if model is None:
+        raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
+    if simulations < 1:
+        raise InputError(f"simulations must be at least 1, got {simulations}")
+    network, game, _ = load_zero_network(model)
+    if not game.name.startswith("go"):
+        raise InputError(f"{model} is a Zero network for {game.name}, not Go")
+    return GoZeroAgent(ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed), game.size)
