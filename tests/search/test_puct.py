@@ -311,3 +311,17 @@ def test_step_api_refuses_out_of_order_calls() -> None:
     finished = TicTacToeState.from_string("XXX OO. ...")
     search.start(finished)
     assert search.finished and search.pending_leaves() == [] and search.result().move is None
+
+
+def test_a_new_search_takes_back_the_virtual_loss_of_an_abandoned_one() -> None:
+    search = PUCT(GAME, UniformEvaluator(GAME), simulations=30, batch_size=4)
+    state = GAME.initial_state()
+    search.start(state)
+    search.feed(*UniformEvaluator(GAME).evaluate(search.pending_leaves()))  # the root
+    search.feed(*UniformEvaluator(GAME).evaluate(search.pending_leaves()))  # one batch
+    assert search.pending_leaves()  # walked under virtual loss, never fed
+    search.start(state)  # the same root, reused
+    root = search.root
+    assert root is not None and root.n.sum() == 4 and root.visits == 5  # real visits only
+    assert not any(c.pending for c in root.children if c is not None)
+    assert search.search(state).iterations == 30

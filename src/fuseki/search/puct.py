@@ -264,7 +264,8 @@ class PUCT:
     # -- tree reuse -------------------------------------------------------
 
     def reset(self) -> None:
-        """Forget the tree."""
+        """Forget the tree (and any open search)."""
+        self._abandon()
         self.root = None
 
     def advance(self, move: Any) -> None:
@@ -325,6 +326,7 @@ class PUCT:
         simulations = self.config.simulations if simulations is None else simulations
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
+        self._abandon()
         job = _Job(time.perf_counter(), simulations)
         self._job = job
         if state.is_over():
@@ -399,6 +401,20 @@ class PUCT:
             return job.final
         assert job.root is not None
         return self._result(job.root, job.done, time.perf_counter() - job.started, job.reused)
+
+    def _abandon(self) -> None:
+        """Drop an open search: take back the virtual losses of leaves that were never fed (the tree stays sound)."""
+        job, self._job = self._job, None
+        if job is None:
+            return
+        vl = self.config.virtual_loss
+        for path, leaf in job.pending:
+            for parent, i in path:
+                parent.n[i] -= vl
+                parent.w[i] += vl
+                parent.visits -= vl
+            leaf.pending = False
+        job.pending = []
 
     def _open_job(self) -> "_Job":
         if self._job is None:
