@@ -16,6 +16,7 @@ from fuseki.search.evaluators import NetworkEvaluator, UniformEvaluator, uniform
 from fuseki.agents.zero_agent import build_zero_network  # noqa: E402
 from fuseki.zero.selfplay import (  # noqa: E402
     SelfPlayConfig,
+    capped_judge,
     default_alpha,
     false_resignation_rate,
     play_games,
@@ -113,3 +114,19 @@ def test_uniform_evaluator_and_options() -> None:
     assert all(len(g.moves) == 3 and g.winner is None for g in games)
     with pytest.raises(ValueError, match="resign_threshold"):
         SelfPlayConfig(resign_threshold=2.0)
+
+
+def test_capped_go_games_are_counted() -> None:
+    game = make_game("go", size=5)
+    config = SelfPlayConfig(simulations=4, max_moves=4, temperature_moves=0, dirichlet_epsilon=0.0, parallel=2)
+    judge = capped_judge(game)
+    assert judge is not None and capped_judge(make_game("tictactoe")) is None
+    games, stats = play_games(game, UniformEvaluator(game), 2, config, seed=0, judge=judge)
+    for g in games:
+        assert g.capped and len(g.moves) == 4
+        state = game.initial_state()
+        for move in g.moves:
+            state = state.play(move)
+        assert g.winner == judge(state) == 1  # two stones each: komi decides
+        assert g.z.tolist() == [-1.0, 1.0, -1.0, 1.0]
+    assert stats.wins == (0, 2)

@@ -50,7 +50,7 @@ from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
 from fuseki.agents.zero_agent import ZeroAgent, build_zero_network, load_zero_network, save_zero_network
 from fuseki.zero.learner import LearnerConfig, train_network
-from fuseki.zero.selfplay import SelfPlayConfig, play_games, samples_of
+from fuseki.zero.selfplay import SelfPlayConfig, capped_judge, play_games, samples_of
 
 __all__ = ["SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]
 
@@ -236,7 +236,12 @@ def _generation(
         network, _, _ = load_zero_network(network_path(folder, best))
         evaluator = NetworkEvaluator(game, network, device=device, max_batch=1024)
         games, sp_stats = play_games(
-            game, evaluator, settings.games, settings.selfplay_config(), seed=derive_seed(settings.seed, "selfplay", g)
+            game,
+            evaluator,
+            settings.games,
+            settings.selfplay_config(),
+            seed=derive_seed(settings.seed, "selfplay", g),
+            judge=capped_judge(game),
         )
         planes, pi, z = samples_of(games)
         stats = {**sp_stats.to_dict(), "samples": len(z), "network": best}

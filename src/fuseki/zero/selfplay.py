@@ -55,6 +55,7 @@ __all__ = [
     "SelfPlayConfig",
     "SelfPlayGame",
     "SelfPlayStats",
+    "capped_judge",
     "default_alpha",
     "false_resignation_rate",
     "play_games",
@@ -212,11 +213,14 @@ def play_games(
     seed: int = 0,
     first: int = 0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
+    judge: Callable[[Any], int | None] | None = None,
 ) -> tuple[list[SelfPlayGame], SelfPlayStats]:
     """Play games ``first .. first + games - 1`` of a run seeded ``seed``, ``config.parallel`` at a time.
 
     Returns the games in index order and their counts. ``on_game`` sees each
-    game as it finishes (a progress line).
+    game as it finishes (a progress line). ``judge(state)`` names the winner
+    (0, 1 or None) of a game stopped at ``max_moves`` (:func:`capped_judge`);
+    without one such a game is a draw.
     """
     config = config or SelfPlayConfig()
     if games < 0:
@@ -256,7 +260,7 @@ def play_games(
             if not g.search.finished:
                 still.append(g)
                 continue
-            finished = _move(game, g, g.search.result(), config)
+            finished = _move(game, g, g.search.result(), config, judge)
             stats.moves += 1
             if finished is None:
                 g.search.start(g.state)
@@ -272,7 +276,9 @@ def play_games(
     return [done[i] for i in sorted(done)], stats
 
 
-def _move(game: Game, g: _Live, result: PUCTResult, config: SelfPlayConfig) -> SelfPlayGame | None:
+def _move(
+    game: Game, g: _Live, result: PUCTResult, config: SelfPlayConfig, judge: Callable[[Any], int | None] | None
+) -> SelfPlayGame | None:
     """Record the position, resign or play the chosen move; the finished game, or None while it goes on."""
     state = g.state
     player = int(state.current_player)
@@ -299,8 +305,24 @@ def _move(game: Game, g: _Live, result: PUCTResult, config: SelfPlayConfig) -> S
     if g.state.is_over():
         return _finish(g, winner=g.state.winner())
     if config.max_moves is not None and len(g.moves) >= config.max_moves:
-        return _finish(g, winner=None, capped=True)
+        return _finish(g, winner=judge(g.state) if judge is not None else None, capped=True)
     return None
+
+
+def capped_judge(game: Game) -> Callable[[Any], int | None] | None:
+    """How a game stopped at the move cap is scored: Go counts the board as it stands; other games draw (None).
+
+    Go's count is the rules' own with every stone alive (Tromp-Taylor's
+    convention): a dead-stone estimate would cost more than the game.
+    """
+    if not game.name.startswith("go"):
+        return None
+
+    def judge(state: Any) -> int | None:
+        winner = state.go.score().winner
+        return None if winner is None else (0 if winner.name == "BLACK" else 1)
+
+    return judge
 
 
 def _finish(g: _Live, *, winner: int | None, resigned: int | None = None, capped: bool = False) -> SelfPlayGame:
