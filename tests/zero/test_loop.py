@@ -71,6 +71,9 @@ def test_gating_keeps_or_promotes(tmp_path: Path) -> None:
     assert gate["games"] == 4 and gate["wins"] + gate["draws"] + gate["losses"] == 4
     assert state["best"] == (1 if gate["score"] >= 0.55 else 0) and gate["promoted"] == (state["best"] == 1)
     assert (tmp_path / "gated" / "gate-0001.json").exists()
+    state = run_zero(tmp_path / "gated", settings, 2)
+    for picture in ("losses.png", "elo.png"):
+        assert (tmp_path / "gated" / picture).read_bytes().startswith(b"\x89PNG")
 
 
 #: The tic-tac-toe run of docs/zero.md (13-25 s on one core of a shared 2-core machine).

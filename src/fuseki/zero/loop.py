@@ -25,7 +25,9 @@ does. ``zero.json`` holds the settings: another run with other settings on
 the folder is refused (:class:`fuseki.util.runs.RunMismatch`, naming each
 difference), as is a second run while the first is still going
 (:class:`fuseki.util.runs.RunFolderBusy`). ``--generations`` is not a
-setting: a finished run can be extended.
+setting: a finished run can be extended. ``losses.png`` (and with gating
+``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
+redrawn after every generation.
 """
 
 from __future__ import annotations
@@ -50,12 +52,16 @@ from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
 from fuseki.agents.zero_agent import ZeroAgent, build_zero_network, load_zero_network, save_zero_network
 from fuseki.zero.learner import LearnerConfig, train_network
+from fuseki.zero.plots import plot_elo, plot_losses
 from fuseki.zero.selfplay import SelfPlayConfig, capped_judge, play_games, samples_of
 
-__all__ = ["SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]
+__all__ = ["ELO_PNG", "LOSSES_PNG", "SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]
 
 SETTINGS_FILE = "zero.json"
 STATE_FILE = "state.json"
+#: Redrawn after every generation: the loss curves, and with gating the candidates' Elo from the gate games.
+LOSSES_PNG = "losses.png"
+ELO_PNG = "elo.png"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +201,9 @@ def run_zero(
         for g in range(state["generation"] + 1, generations + 1):
             state = _generation(folder, game, settings, g, generations, state, device, progress)
             write_json_atomic(folder / STATE_FILE, state)
+            plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
+            if settings.gating:
+                plot_elo(state, folder / ELO_PNG, title=f"fuseki zero: {game.name}, Elo of each candidate")
         return state
 
 
