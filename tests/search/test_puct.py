@@ -268,3 +268,60 @@ def test_an_evaluator_without_prior_mass_on_legal_moves_is_an_error() -> None:
 
     with pytest.raises(ValueError, match="no prior mass"):
         PUCT(GAME, Broken(), simulations=10).search(GAME.initial_state())
+
+
+def test_step_api_gives_the_same_search_as_search() -> None:
+    """start / pending_leaves / feed / result, driven from outside, is search() (noise, batches and reuse included)."""
+    evaluator = RolloutEvaluator(GAME, rollouts=2, seed=3)
+    twin = RolloutEvaluator(GAME, rollouts=2, seed=3)
+    options = dict(simulations=60, batch_size=4, dirichlet_epsilon=0.25, dirichlet_alpha=0.5, seed=9)
+    inside = PUCT(GAME, evaluator, **options)
+    outside = PUCT(GAME, UniformEvaluator(GAME), **options)
+    state = GAME.initial_state()
+    for _ in range(4):
+        expected = inside.search(state)
+        outside.start(state)
+        calls = 0
+        while not outside.finished:
+            leaves = outside.pending_leaves()
+            if leaves:
+                outside.feed(*twin.evaluate(leaves))
+                calls += 1
+        got = outside.result()
+        assert calls > 1
+        assert np.array_equal(got.visit_counts, expected.visit_counts)
+        assert got.move == expected.move and got.value == pytest.approx(expected.value)
+        state = state.play(expected.move)
+        inside.advance(expected.move)
+        outside.advance(expected.move)
+
+
+def test_step_api_refuses_out_of_order_calls() -> None:
+    search = PUCT(GAME, UniformEvaluator(GAME), simulations=5)
+    with pytest.raises(RuntimeError, match="start"):
+        search.pending_leaves()
+    search.start(GAME.initial_state())
+    leaves = search.pending_leaves()
+    assert len(leaves) == 1  # the root first
+    with pytest.raises(RuntimeError, match="feed"):
+        search.pending_leaves()
+    with pytest.raises(RuntimeError, match="not run"):
+        search.result()
+    search.feed(*UniformEvaluator(GAME).evaluate(leaves))
+    finished = TicTacToeState.from_string("XXX OO. ...")
+    search.start(finished)
+    assert search.finished and search.pending_leaves() == [] and search.result().move is None
+
+
+def test_a_new_search_takes_back_the_virtual_loss_of_an_abandoned_one() -> None:
+    search = PUCT(GAME, UniformEvaluator(GAME), simulations=30, batch_size=4)
+    state = GAME.initial_state()
+    search.start(state)
+    search.feed(*UniformEvaluator(GAME).evaluate(search.pending_leaves()))  # the root
+    search.feed(*UniformEvaluator(GAME).evaluate(search.pending_leaves()))  # one batch
+    assert search.pending_leaves()  # walked under virtual loss, never fed
+    search.start(state)  # the same root, reused
+    root = search.root
+    assert root is not None and root.n.sum() == 4 and root.visits == 5  # real visits only
+    assert not any(c.pending for c in root.children if c is not None)
+    assert search.search(state).iterations == 30

@@ -16,7 +16,8 @@ Built in (``fuseki play --help`` lists them with their options):
 - ``alphabeta``, ``uct-python``: the book's generic searches on the Go adapter;
 - ``mcts``, ``mcts-book``: the Numba Monte Carlo tree search, ours and the book's;
 - ``policy``: a policy network from an agent file (the book's DeepLearningAgent);
-- ``rl``: a reinforcement-learning agent file (policy, Q or actor-critic).
+- ``rl``: a reinforcement-learning agent file (policy, Q or actor-critic);
+- ``zero``: PUCT with a Zero network trained by ``fuseki zero train go``.
 """
 
 from __future__ import annotations
@@ -85,6 +86,11 @@ register_agent(
     "rl",
     "fuseki.agents.rl_agents:make_rl_agent",
     "a reinforcement-learning agent file of kind policy, q or ac (--model FILE; options epsilon, seed)",
+)
+register_agent(
+    "zero",
+    "fuseki.agents.zero_agent:make_zero_agent",
+    "AlphaZero: PUCT with a network of `fuseki zero train go` (--model FILE; options simulations, c_puct, seed)",
 )
 
 

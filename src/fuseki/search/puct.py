@@ -33,6 +33,11 @@ Options (:class:`PUCTConfig`):
   and grandchildren by itself);
 - ``seed``: the noise generator.
 
+Many searches can share one evaluator call (batched self-play of many games):
+:meth:`PUCT.start`, :meth:`PUCT.pending_leaves`, :meth:`PUCT.feed` and
+:meth:`PUCT.result` run a search step by step, the evaluation done by the
+caller; :meth:`PUCT.search` is that loop with the search's own evaluator.
+
 The result reuses :mod:`fuseki.search.uct`'s types: a :class:`PUCTResult` is a
 :class:`~fuseki.search.uct.UCTResult` (``move``: most visits; ``stats``: per
 root move the visits and mean value in [0, 1]) with the visit distribution
@@ -225,6 +230,20 @@ def visit_distribution(counts: np.ndarray, temperature: float = 1.0) -> np.ndarr
     return scaled / scaled.sum()
 
 
+@dataclasses.dataclass
+class _Job:
+    """The open search of the step API."""
+
+    started: float
+    target: int
+    root: PUCTNode | None = None
+    done: int = 0
+    reused: int = 0
+    awaiting_root: bool = False
+    pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode]] = dataclasses.field(default_factory=list)
+    final: PUCTResult | None = None
+
+
 class PUCT:
     """A PUCT search over ``game`` with ``evaluator``, keeping its tree between moves when ``reuse``.
 
@@ -240,11 +259,13 @@ class PUCT:
         self.config = config
         self.rng = np.random.default_rng(config.seed)
         self.root: PUCTNode | None = None
+        self._job: _Job | None = None
 
     # -- tree reuse -------------------------------------------------------
 
     def reset(self) -> None:
-        """Forget the tree."""
+        """Forget the tree (and any open search)."""
+        self._abandon()
         self.root = None
 
     def advance(self, move: Any) -> None:
@@ -276,28 +297,129 @@ class PUCT:
     # -- search -----------------------------------------------------------
 
     def search(self, state: Any, simulations: int | None = None) -> PUCTResult:
-        """Run ``simulations`` (default: the config's) new simulations from ``state``."""
-        start = time.perf_counter()
+        """Run ``simulations`` (default: the config's) new simulations from ``state``.
+
+        The same as the step API below driven with this search's own evaluator.
+        """
+        self.start(state, simulations)
+        while not self.finished:
+            leaves = self.pending_leaves()
+            if leaves:
+                priors, values = self.evaluator.evaluate(leaves)
+                self.feed(priors, values)
+        return self.result()
+
+    # -- the step API: many searches, one evaluator call --------------------
+    #
+    # A driver that runs many searches at once (batched self-play of many
+    # games) needs the leaves of all of them before it calls the network once.
+    # ``start`` opens a search; ``pending_leaves`` walks the tree to the next
+    # batch of leaves (under virtual loss) and returns their states, or an
+    # empty list when the walks only met finished games; ``feed`` takes their
+    # priors and values (in the evaluator's conventions); ``finished`` says
+    # when the simulations are done and ``result`` closes the search. The
+    # order of random draws is that of :meth:`search`, so a search driven this
+    # way with the same evaluations gives the same result.
+
+    def start(self, state: Any, simulations: int | None = None) -> None:
+        """Open a search of ``simulations`` (default: the config's) new simulations from ``state``."""
         simulations = self.config.simulations if simulations is None else simulations
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
+        self._abandon()
+        job = _Job(time.perf_counter(), simulations)
+        self._job = job
         if state.is_over():
             self.root = None
-            return PUCTResult(None, 0, 0.0, [], None, np.zeros(self.game.num_actions), terminal_value(state), 0)
+            job.final = PUCTResult(None, 0, 0.0, [], None, np.zeros(self.game.num_actions), terminal_value(state), 0)
+            return
         root = self._find_root(state)
         root.state = state  # the caller's object (same position), so moves and history are theirs
         self.root = root
-        reused = int(root.n.sum()) if root.expanded else 0
-        done = 0
+        job.root = root
+        if root.expanded:
+            job.reused = int(root.n.sum())
+            self._add_noise(root)
+
+    @property
+    def finished(self) -> bool:
+        """True when the open search has run its simulations (and has no leaves waiting)."""
+        job = self._open_job()
+        return job.final is not None or (job.root is not None and job.root.expanded and job.done >= job.target and not job.pending)
+
+    def pending_leaves(self) -> list[Any]:
+        """The states of the next batch of leaves, to evaluate and :meth:`feed` back (maybe none)."""
+        job = self._open_job()
+        if job.pending or job.awaiting_root:
+            raise RuntimeError("feed the evaluations of the pending leaves first")
+        if self.finished:
+            return []
+        root = job.root
+        assert root is not None
         if not root.expanded:
-            priors, values = self.evaluator.evaluate([state])
+            job.awaiting_root = True
+            return [root.state]
+        done, job.pending = self._collect(root, min(self.config.batch_size, job.target - job.done))
+        job.done += done
+        return [leaf.state for _, leaf in job.pending]
+
+    def feed(self, priors: np.ndarray, values: np.ndarray) -> None:
+        """The evaluations (priors ``(B, num_actions)``, values ``(B,)``) of the last :meth:`pending_leaves`."""
+        job = self._open_job()
+        root = job.root
+        if job.awaiting_root:
+            assert root is not None
+            if len(values) != 1:
+                raise ValueError(f"expected 1 evaluation (the root), got {len(values)}")
+            job.awaiting_root = False
             root.expand(self.game, priors[0])
             self._backup([], root, float(values[0]))
-            done = 1
-        self._add_noise(root)
-        while done < simulations:
-            done += self._run_batch(root, min(self.config.batch_size, simulations - done))
-        return self._result(root, done, time.perf_counter() - start, reused)
+            job.done = 1
+            self._add_noise(root)
+            return
+        if len(values) != len(job.pending):
+            raise ValueError(f"expected {len(job.pending)} evaluations, got {len(values)}")
+        vl = self.config.virtual_loss
+        for k, (path, leaf) in enumerate(job.pending):
+            for parent, i in path:
+                parent.n[i] -= vl
+                parent.w[i] += vl
+                parent.visits -= vl
+            leaf.pending = False
+            leaf.expand(self.game, priors[k])
+            self._backup(path, leaf, float(values[k]))
+        job.done += len(job.pending)
+        job.pending = []
+
+    def result(self) -> PUCTResult:
+        """Close the finished search and return its result."""
+        job = self._open_job()
+        if not self.finished:
+            raise RuntimeError("the search has not run its simulations yet")
+        self._job = None
+        if job.final is not None:
+            return job.final
+        assert job.root is not None
+        return self._result(job.root, job.done, time.perf_counter() - job.started, job.reused)
+
+    def _abandon(self) -> None:
+        """Drop an open search: take back the virtual losses of leaves that were never fed (the tree stays sound)."""
+        job, self._job = self._job, None
+        if job is None:
+            return
+        vl = self.config.virtual_loss
+        for path, leaf in job.pending:
+            for parent, i in path:
+                parent.n[i] -= vl
+                parent.w[i] += vl
+                parent.visits -= vl
+            leaf.pending = False
+        job.pending = []
+
+    def _open_job(self) -> "_Job":
+        if self._job is None:
+            raise RuntimeError("no search is open: call start(state) first")
+        return self._job
 
     def _add_noise(self, root: PUCTNode) -> None:
         eps = self.config.dirichlet_epsilon
@@ -305,8 +427,8 @@ class PUCT:
             noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.moves))
             root.prior = (1.0 - eps) * root.clean_prior + eps * noise
 
-    def _run_batch(self, root: PUCTNode, size: int) -> int:
-        """Collect up to ``size`` leaves under virtual loss, evaluate them together, back up. Returns simulations run."""
+    def _collect(self, root: PUCTNode, size: int) -> tuple[int, list[tuple[list[tuple[PUCTNode, int]], PUCTNode]]]:
+        """Walk to up to ``size`` leaves under virtual loss: (finished games backed up at once, leaves waiting)."""
         c, fpu, vl = self.config.c_puct, self.config.fpu, self.config.virtual_loss
         pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode]] = []
         done = 0
@@ -329,17 +451,7 @@ class PUCT:
                 parent.w[i] -= vl
                 parent.visits += vl
             pending.append((path, node))
-        if pending:
-            priors, values = self.evaluator.evaluate([leaf.state for _, leaf in pending])
-            for k, (path, leaf) in enumerate(pending):
-                for parent, i in path:
-                    parent.n[i] -= vl
-                    parent.w[i] += vl
-                    parent.visits -= vl
-                leaf.pending = False
-                leaf.expand(self.game, priors[k])
-                self._backup(path, leaf, float(values[k]))
-        return done + len(pending)
+        return done, pending
 
     @staticmethod
     def _backup(path: list[tuple[PUCTNode, int]], leaf: PUCTNode, value: float | None) -> None:

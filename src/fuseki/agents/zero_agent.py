@@ -1,0 +1,202 @@
+"""The Zero network, its file, and the agents that play with it: :class:`ZeroAgent` (any game), ``zero`` (Go).
+
+A network file is one safetensors file: the ``state_dict`` tensors, and in
+the header's ``__metadata__`` under ``"fuseki_zero"`` one JSON object with
+everything needed to rebuild it (the game and its options, blocks, channels,
+the value head's width) plus what the loop adds (generation, losses). Loading
+never unpickles. The Go agent files of :mod:`fuseki.agents.agent_file` are
+tied to Go encoders; a Zero network reads its game's own planes, so it has
+this file of its own.
+
+:class:`ZeroAgent` plays any game of the protocol; :func:`make_zero_agent` is
+the registry's ``zero`` for Go's frontends (``--bot zero --model FILE``),
+which show agents the rules engine's state, not the protocol's. The loop that
+trains these networks is :mod:`fuseki.zero`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save
+
+from fuseki.games import make_game
+from fuseki.games.base import Game
+from fuseki.nets.residual import ResidualNet, dual_residual_network
+from fuseki.search.evaluators import NetworkEvaluator
+from fuseki.search.puct import PUCT, PUCTConfig
+from fuseki.util.atomic import write_atomic
+from fuseki.util.errors import FusekiError, InputError
+
+__all__ = [
+    "META_KEY",
+    "GoZeroAgent",
+    "ZeroAgent",
+    "ZeroFileError",
+    "build_zero_network",
+    "load_zero_network",
+    "make_zero_agent",
+    "save_zero_network",
+]
+
+#: The metadata key of a Zero network file.
+META_KEY = "fuseki_zero"
+FORMAT = 1
+
+
+class ZeroFileError(FusekiError, ValueError):
+    """A Zero network file that is missing, broken or not one."""
+
+
+def build_zero_network(game: Game, blocks: int, channels: int, value_hidden: int = 64) -> ResidualNet:
+    """The two-headed residual network for ``game``'s planes and actions (square boards)."""
+    c, h, w = game.planes_shape
+    if h != w:
+        raise InputError(f"the residual network needs square planes; {game.name} has {h}x{w}")
+    return dual_residual_network(
+        in_planes=c, size=h, num_moves=game.num_actions, blocks=blocks, channels=channels, value_hidden=value_hidden
+    )
+
+
+def save_zero_network(
+    path: str | os.PathLike[str],
+    network: torch.nn.Module,
+    *,
+    game: str,
+    game_options: Mapping[str, Any],
+    blocks: int,
+    channels: int,
+    value_hidden: int,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``network`` and how to rebuild it to ``path``, atomically."""
+    info = {
+        "format": FORMAT,
+        "game": game,
+        "game_options": dict(game_options),
+        "blocks": blocks,
+        "channels": channels,
+        "value_hidden": value_hidden,
+        **(dict(extra) if extra else {}),
+    }
+    tensors = {k: v.detach().cpu().contiguous() for k, v in network.state_dict().items()}
+    write_atomic(path, save(tensors, metadata={META_KEY: json.dumps(info, sort_keys=True)}))
+
+
+def load_zero_network(path: str | os.PathLike[str]) -> tuple[torch.nn.Module, Game, dict[str, Any]]:
+    """The network of a Zero file (eval mode, CPU), its game and the file's JSON."""
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            if META_KEY not in meta:
+                raise ZeroFileError(f"{path} is not a Zero network file (no {META_KEY!r} metadata)")
+            info = json.loads(meta[META_KEY])
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no __iter__)
+    except FileNotFoundError:
+        raise ZeroFileError(f"no Zero network file at {path}") from None
+    except ZeroFileError:
+        raise
+    except (OSError, ValueError, SafetensorError) as e:
+        raise ZeroFileError(f"{path} is not a readable Zero network file ({e})") from None
+    if info.get("format") != FORMAT:
+        raise ZeroFileError(f"{path} has Zero file format {info.get('format')!r}; this fuseki reads {FORMAT}")
+    game = make_game(info["game"], **info.get("game_options", {}))
+    network = build_zero_network(game, info["blocks"], info["channels"], info["value_hidden"])
+    try:
+        network.load_state_dict(tensors)
+    except RuntimeError as e:
+        raise ZeroFileError(f"{path}: the weights do not fit the network it names ({str(e).splitlines()[0]})") from None
+    return network.eval(), game, info
+
+
+class ZeroAgent:
+    """Chooses moves by PUCT with a Zero network: the most visited move, no noise (play, gating, tests).
+
+    ``temperature_moves`` > 0 draws this agent's first moves by visit counts
+    instead (seeded by ``seed``), for varied games; the protocol has no move
+    number, so the count is of the agent's own moves since :meth:`new_game`.
+    The tree is kept between moves (PUCT finds the new position among the
+    old root's children and grandchildren).
+    """
+
+    name = "zero"
+
+    def __init__(
+        self,
+        game: Game,
+        network: torch.nn.Module,
+        *,
+        simulations: int = 50,
+        c_puct: float = 1.5,
+        batch_size: int = 8,
+        device: str | None = "cpu",
+        temperature_moves: int = 0,
+        seed: int | None = None,
+    ) -> None:
+        self.game = game
+        self.evaluator = NetworkEvaluator(game, network, device=device)
+        self.search = PUCT(game, self.evaluator, PUCTConfig(simulations=simulations, c_puct=c_puct, batch_size=batch_size))
+        self.temperature_moves = temperature_moves
+        self.rng = np.random.default_rng(seed)
+        self.moves_played = 0
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], **options: Any) -> ZeroAgent:
+        network, game, _ = load_zero_network(path)
+        return cls(game, network, **options)
+
+    def new_game(self) -> None:
+        """Forget the tree and the move count (between games)."""
+        self.search.reset()
+        self.moves_played = 0
+
+    def select_move(self, state: Any) -> Any:
+        if state.is_over():
+            raise ValueError("the game is over: there is no move to select")
+        result = self.search.search(state)
+        move = result.move
+        if self.moves_played < self.temperature_moves:
+            pi = result.pi(1.0)
+            move = self.game.index_to_move(state, int(self.rng.choice(len(pi), p=pi / pi.sum())))
+        self.moves_played += 1
+        return move
+
+
+class GoZeroAgent:
+    """A Zero network trained on Go, for the Go frontends: shown the rules engine's state, answers its ``Move``."""
+
+    name = "zero"
+
+    def __init__(self, agent: ZeroAgent, board_size: int) -> None:
+        # Imported here: the Go adapter loads the rules engine's Numba kernels, which other games never need.
+        from fuseki.games.go import GoGameState
+
+        self._wrap = GoGameState
+        self.agent = agent
+        #: The one board size the network plays (the frontends refuse others up front).
+        self.board_size = board_size
+
+    def select_move(self, state: Any) -> Any:
+        if state.size != self.board_size:
+            raise InputError(f"zero plays {self.board_size}x{self.board_size} only, not {state.size}x{state.size}")
+        return self.agent.select_move(self._wrap(state))
+
+
+def make_zero_agent(
+    model: str | None = None, simulations: int = 200, c_puct: float = 1.5, device: str = "cpu", seed: int | None = None
+) -> GoZeroAgent:
+    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT."""
+    if model is None:
+        raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
+    if simulations < 1:
+        raise InputError(f"simulations must be at least 1, got {simulations}")
+    network, game, _ = load_zero_network(model)
+    if not game.name.startswith("go"):
+        raise InputError(f"{model} is a Zero network for {game.name}, not Go")
+    return GoZeroAgent(ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed), game.size)

@@ -1,0 +1,221 @@
+"""AlphaGo Zero / AlphaZero self-play learning for any game: ``fuseki zero ACTION``.
+
+::
+
+    fuseki zero train GAME --out DIR [--generations G] [--games N] [--simulations S]
+        [--blocks B] [--channels C] [--seed S] [--window W] [--epochs E] [--gating]
+        [--device auto|cpu|cuda|mps] [--threads T] [--json] [--progress MODE] ...
+
+``train`` runs the loop of :mod:`fuseki.zero.loop` in DIR: each generation
+plays N self-play games with the best network (all games batched into one
+network call per round), trains the latest network on the last W
+generations' positions, and (``--gating``) promotes it at a 55 % score
+against the best. Rerunning the command resumes a killed run; a larger
+``--generations`` extends a finished one. See docs/zero.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from typing import Any
+
+from fuseki.cli import UserError, add_progress_argument, float_type, int_at_least, positive_float, probability, progress_mode
+
+_value = float_type(lambda v: math.isfinite(v) and -1 <= v <= 1, "must be from -1 to 1")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    train = sub.add_parser(
+        "train",
+        help="self-play, train, gate: generations in a resumable folder",
+        description="AlphaZero self-play learning for GAME in a resumable run folder",
+    )
+    _add_train_arguments(train)
+
+
+def _add_train_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", metavar="GAME", help="tictactoe, hexapawn, go or chess")
+    p.add_argument("--size", type=int_at_least(2), default=None, help="Go's board size (Go only; default 9)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the run folder (zero.json, state.json, gen-NNNN files)")
+    p.add_argument(
+        "--generations",
+        type=int_at_least(1),
+        default=10,
+        help="generations in all, counting finished ones; raise it to continue (default 10)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="every game, network and batch order derives from it (default 0)")
+    p.add_argument("--json", action="store_true", help="print the final state as one line of JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_progress_argument(p)
+    d = ZeroDefaults
+    net = p.add_argument_group("the network")
+    net.add_argument("--blocks", type=int_at_least(0), default=d.blocks, help=f"residual blocks (default {d.blocks})")
+    net.add_argument("--channels", type=int_at_least(1), default=d.channels, help=f"filters (default {d.channels})")
+    net.add_argument(
+        "--value-hidden", type=int_at_least(1), default=d.value_hidden, help=f"the value head's hidden units (default {d.value_hidden})"
+    )
+    sp = p.add_argument_group("self-play")
+    sp.add_argument("--games", type=int_at_least(1), default=d.games, help=f"games per generation (default {d.games})")
+    sp.add_argument("--simulations", type=int_at_least(1), default=d.simulations, help=f"PUCT simulations a move (default {d.simulations})")
+    sp.add_argument("--c-puct", type=positive_float, default=d.c_puct, help=f"exploration weight (default {d.c_puct})")
+    sp.add_argument(
+        "--parallel",
+        type=int_at_least(1),
+        default=d.parallel,
+        help=f"games played at once, their leaves in one network call (default {d.parallel})",
+    )
+    sp.add_argument(
+        "--leaves",
+        type=int_at_least(1),
+        default=d.leaves_per_game,
+        help=f"leaves a game collects per round, under virtual loss (default {d.leaves_per_game})",
+    )
+    sp.add_argument(
+        "--temperature-moves",
+        type=int_at_least(0),
+        default=d.temperature_moves,
+        help=f"moves drawn by visit counts (tau 1) before the most visited is played (default {d.temperature_moves})",
+    )
+    sp.add_argument(
+        "--dirichlet-epsilon",
+        type=probability,
+        default=d.dirichlet_epsilon,
+        help=f"weight of the root noise (default {d.dirichlet_epsilon})",
+    )
+    sp.add_argument(
+        "--dirichlet-alpha",
+        type=positive_float,
+        default=None,
+        help="root noise alpha (default 10 / the legal moves at the start: 0.03 for 19x19 Go)",
+    )
+    sp.add_argument("--resign", type=_value, default=None, metavar="V", help="resign below this root value, e.g. -0.9 (default: never)")
+    sp.add_argument(
+        "--no-resign-share",
+        type=probability,
+        default=d.no_resign_share,
+        help=f"share of games played out to measure false resignations (default {d.no_resign_share})",
+    )
+    sp.add_argument("--max-moves", type=int_at_least(1), default=None, help="stop a game as a draw after this many moves")
+    tr = p.add_argument_group("training")
+    tr.add_argument(
+        "--window", type=int_at_least(1), default=d.window, help=f"train on the positions of the last W generations (default {d.window})"
+    )
+    tr.add_argument("--epochs", type=int_at_least(1), default=d.epochs, help=f"passes over the window (default {d.epochs})")
+    tr.add_argument("--batch-size", type=int_at_least(2), default=d.batch_size, help=f"default {d.batch_size}")
+    tr.add_argument("--optimizer", choices=("sgd", "adam"), default=d.optimizer, help=f"default {d.optimizer} (momentum 0.9)")
+    tr.add_argument("--lr", type=positive_float, default=d.lr, help=f"learning rate (default {d.lr})")
+    tr.add_argument(
+        "--weight-decay",
+        type=float_type(lambda v: math.isfinite(v) and v >= 0, "must be 0 or more"),
+        default=d.weight_decay,
+        help=f"L2 weight (default {d.weight_decay})",
+    )
+    tr.add_argument("--no-augment", action="store_true", help="do not train on the game's symmetric images")
+    gate = p.add_argument_group("gating (AlphaGo Zero; without it the latest network always plays: AlphaZero)")
+    gate.add_argument("--gating", action="store_true", help="promote a new network only at a 55 %% score against the best")
+    gate.add_argument("--gate-games", type=int_at_least(1), default=d.gate_games, help=f"default {d.gate_games}")
+    hw = p.add_argument_group("hardware")
+    hw.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda", "mps"),
+        default="cpu",
+        help="where the network runs (default cpu; auto: the GPU when there is one)",
+    )
+    hw.add_argument("--threads", type=int_at_least(1), default=1, help="torch CPU threads (default 1)")
+
+
+class ZeroDefaults:
+    """The defaults shown in ``--help`` (those of :class:`fuseki.zero.loop.ZeroSettings`, kept here so
+    ``fuseki --help`` does not import torch)."""
+
+    blocks = 2
+    channels = 32
+    value_hidden = 64
+    games = 100
+    simulations = 50
+    c_puct = 1.5
+    parallel = 64
+    leaves_per_game = 8
+    temperature_moves = 30
+    dirichlet_epsilon = 0.25
+    no_resign_share = 0.1
+    window = 4
+    epochs = 4
+    batch_size = 64
+    optimizer = "sgd"
+    lr = 0.02
+    weight_decay = 1e-4
+    gate_games = 20
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None) is None:
+        raise UserError("give an action: train")
+    return _train(args)
+
+
+def _train(args: argparse.Namespace) -> int:
+    # Imported here: torch and the games load only when a run starts, not for --help or a bad flag.
+    from fuseki.games import available_games
+    from fuseki.util.progress import open_renderer, print_json
+    from fuseki.zero.loop import ZeroSettings, run_zero
+
+    game = args.game.lower()
+    if game not in available_games():
+        raise UserError(f"unknown game {args.game!r}; choose {', '.join(available_games())}")
+    options: dict[str, Any] = {}
+    if args.size is not None:
+        if game != "go":
+            raise UserError(f"--size is for Go; {game} has one board")
+        options["size"] = args.size
+    elif game == "go":
+        options["size"] = 9
+    try:
+        settings = ZeroSettings(
+            game=game,
+            game_options=options,
+            seed=args.seed,
+            blocks=args.blocks,
+            channels=args.channels,
+            value_hidden=args.value_hidden,
+            games=args.games,
+            simulations=args.simulations,
+            c_puct=args.c_puct,
+            leaves_per_game=args.leaves,
+            parallel=args.parallel,
+            temperature_moves=args.temperature_moves,
+            dirichlet_epsilon=args.dirichlet_epsilon,
+            dirichlet_alpha=args.dirichlet_alpha,
+            resign_threshold=args.resign,
+            no_resign_share=args.no_resign_share,
+            max_moves=args.max_moves,
+            window=args.window,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            optimizer=args.optimizer,
+            lr=args.lr,
+            weight_decay=args.weight_decay,
+            augment=not args.no_augment,
+            gating=args.gating,
+            gate_games=args.gate_games,
+        )
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    with open_renderer(progress_mode(args)) as progress:
+        state = run_zero(args.out, settings, args.generations, device=args.device, threads=args.threads, progress=progress)
+    if args.json:
+        print_json({"game": game, "out": str(args.out), "settings": dataclasses.asdict(settings), **state})
+    else:
+        print(f"{state['generation']} generations in {args.out}; best network: generation {state['best']}", file=sys.stdout)
+        for entry in state["history"]:
+            sp, tr = entry["selfplay"], entry["train"]
+            print(
+                f"  gen {entry['generation']:>3}: {sp['games']} games (wins {sp['wins'][0]}-{sp['wins'][1]}, draws {sp['draws']}), "
+                f"loss {tr['loss']:.3f} (value {tr['value_loss']:.3f}, policy {tr['policy_loss']:.3f})"
+                + (f", gate {entry['gate']['score']:.2f}" if entry["gate"] else "")
+            )
+    return 0

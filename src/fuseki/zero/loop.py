@@ -1,0 +1,361 @@
+"""The Zero loop: generations of self-play, a replay window, training and (optionally) gating, in a run folder.
+
+Generation ``g`` (1, 2, ...):
+
+1. **self-play**: ``games`` games by the *best* network so far
+   (:func:`fuseki.zero.selfplay.play_games`, batched), saved as
+   ``selfplay-g.npz`` (planes, pi, z and the games' counts);
+2. **training**: the latest network (generation ``g − 1``'s, the random
+   network ``gen-0000`` at first) trained ``epochs`` passes over the replay
+   window, the samples of the last ``window`` generations, saved as
+   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file);
+3. **gating** (AlphaGo Zero, ``gating=True``): the new network plays
+   ``gate_games`` games against the best, colours alternating, and becomes
+   the best at a score of at least ``gate_threshold`` (55 %; a draw counts
+   half), ``gate-g.json``. Without gating (AlphaZero) the newest network is
+   always the best.
+
+``state.json`` says which generation is finished and which network is the
+best, with every generation's counts and losses. Every file is written
+atomically and a step whose file exists is not redone, so ``kill -9`` loses
+at most the step in progress, and running the command again goes on from
+there. Each step's random choices derive from the run's seed and the
+generation, so an interrupted and resumed run ends where an uninterrupted one
+does. ``zero.json`` holds the settings: another run with other settings on
+the folder is refused (:class:`fuseki.util.runs.RunMismatch`, naming each
+difference), as is a second run while the first is still going
+(:class:`fuseki.util.runs.RunFolderBusy`). ``--generations`` is not a
+setting: a finished run can be extended. ``losses.png`` (and with gating
+``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
+redrawn after every generation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from fuseki.arena.loop import play_game
+from fuseki.games import make_game
+from fuseki.games.base import Game
+from fuseki.search.evaluators import NetworkEvaluator
+from fuseki.util.atomic import write_atomic, write_json_atomic
+from fuseki.util.progress import Progress, ProgressCallback
+from fuseki.util.runs import RunFolder, field_defaults
+from fuseki.util.seeds import derive_seed
+from fuseki.agents.zero_agent import ZeroAgent, build_zero_network, load_zero_network, save_zero_network
+from fuseki.zero.learner import LearnerConfig, train_network
+from fuseki.zero.plots import plot_elo, plot_losses
+from fuseki.zero.selfplay import SelfPlayConfig, capped_judge, play_games, samples_of
+
+__all__ = ["ELO_PNG", "LOSSES_PNG", "SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]
+
+SETTINGS_FILE = "zero.json"
+STATE_FILE = "state.json"
+#: Redrawn after every generation: the loss curves, and with gating the candidates' Elo from the gate games.
+LOSSES_PNG = "losses.png"
+ELO_PNG = "elo.png"
+
+
+@dataclasses.dataclass(frozen=True)
+class ZeroSettings:
+    """Everything that shapes a Zero run (the folder's ``zero.json``)."""
+
+    game: str = "tictactoe"
+    game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int = 0
+    # network
+    blocks: int = 2
+    channels: int = 32
+    value_hidden: int = 64
+    # self-play
+    games: int = 100
+    simulations: int = 50
+    c_puct: float = 1.5
+    leaves_per_game: int = 8
+    parallel: int = 64
+    temperature_moves: int = 30
+    dirichlet_epsilon: float = 0.25
+    dirichlet_alpha: float | None = None
+    resign_threshold: float | None = None
+    no_resign_share: float = 0.1
+    max_moves: int | None = None
+    # training
+    window: int = 4
+    epochs: int = 4
+    batch_size: int = 64
+    optimizer: str = "sgd"
+    lr: float = 0.02
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    augment: bool = True
+    # gating
+    gating: bool = False
+    gate_games: int = 20
+    gate_threshold: float = 0.55
+    gate_simulations: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("blocks", "window", "games", "gate_games"):
+            if getattr(self, name) < (0 if name == "blocks" else 1):
+                raise ValueError(f"{name} must be at least {0 if name == 'blocks' else 1}, got {getattr(self, name)}")
+        if not 0.0 < self.gate_threshold <= 1.0:
+            raise ValueError(f"gate_threshold must be in (0, 1], got {self.gate_threshold}")
+        self.selfplay_config()  # their own checks
+        self.learner_config("cpu")
+
+    def selfplay_config(self) -> SelfPlayConfig:
+        return SelfPlayConfig(
+            simulations=self.simulations,
+            c_puct=self.c_puct,
+            leaves_per_game=self.leaves_per_game,
+            dirichlet_epsilon=self.dirichlet_epsilon,
+            dirichlet_alpha=self.dirichlet_alpha,
+            temperature_moves=self.temperature_moves,
+            resign_threshold=self.resign_threshold,
+            no_resign_share=self.no_resign_share,
+            max_moves=self.max_moves,
+            parallel=self.parallel,
+        )
+
+    def learner_config(self, device: str) -> LearnerConfig:
+        return LearnerConfig(
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            optimizer=self.optimizer,
+            lr=self.lr,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
+            augment=self.augment,
+            device=device,
+        )
+
+
+def network_path(folder: str | Path, generation: int) -> Path:
+    """The network file of ``generation`` (0: the random start) in a run folder."""
+    return Path(folder) / f"gen-{generation:04d}.safetensors"
+
+
+def _selfplay_path(folder: Path, generation: int) -> Path:
+    return folder / f"selfplay-{generation:04d}.npz"
+
+
+def _gate_path(folder: Path, generation: int) -> Path:
+    return folder / f"gate-{generation:04d}.json"
+
+
+def _run_folder(out: Path) -> RunFolder:
+    return RunFolder(out, SETTINGS_FILE, "a Zero run with other settings", "a Zero settings file", "use another --out or the same settings")
+
+
+def load_state(folder: str | Path) -> dict[str, Any]:
+    """The loop state of a run folder: ``generation`` finished, ``best`` network, ``history``."""
+    path = Path(folder) / STATE_FILE
+    if not path.exists():
+        return {"generation": 0, "best": 0, "history": []}
+    state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return state
+
+
+def run_zero(
+    out: str | Path,
+    settings: ZeroSettings,
+    generations: int,
+    *,
+    device: str = "cpu",
+    threads: int | None = 1,
+    progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """Run (or go on with) the loop in ``out`` until ``generations`` generations are finished; the final state.
+
+    ``threads``: torch's CPU threads (``None``: torch's choice). One is the
+    default because the networks of small games are tiny: on a shared
+    2-core machine a 2×32 network trained ten times slower on two threads
+    than on one (measured), the threads waiting on each other.
+    """
+    if generations < 0:
+        raise ValueError(f"generations must be >= 0, got {generations}")
+    if threads is not None:
+        torch.set_num_threads(threads)
+    folder = Path(out)
+    run = _run_folder(folder)
+    mine = json.loads(json.dumps(dataclasses.asdict(settings)))
+    with run.locked():
+        theirs = run.saved_settings()
+        if theirs is not None:
+            run.check(theirs, mine, defaults=json.loads(json.dumps(field_defaults(ZeroSettings))))
+        else:
+            run.write({"settings": mine})
+        game = make_game(settings.game, **settings.game_options)
+        if not network_path(folder, 0).exists():
+            torch.manual_seed(derive_seed(settings.seed, "init"))
+            _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
+        state = load_state(folder)
+        for g in range(state["generation"] + 1, generations + 1):
+            state = _generation(folder, game, settings, g, generations, state, device, progress)
+            write_json_atomic(folder / STATE_FILE, state)
+            plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
+            if settings.gating:
+                plot_elo(state, folder / ELO_PNG, title=f"fuseki zero: {game.name}, Elo of each candidate")
+        return state
+
+
+def _save(folder: Path, g: int, network: torch.nn.Module, settings: ZeroSettings, extra: dict[str, Any]) -> None:
+    save_zero_network(
+        network_path(folder, g),
+        network,
+        game=settings.game,
+        game_options=settings.game_options,
+        blocks=settings.blocks,
+        channels=settings.channels,
+        value_hidden=settings.value_hidden,
+        extra={"generation": g, **extra},
+    )
+
+
+def _say(progress: ProgressCallback | None, g: int, total: int, message: str, **extra: Any) -> None:
+    if progress is not None:
+        progress(Progress(g, total, "generation", f"generation {g}: {message}", {"generation": g, **extra}))
+
+
+def _generation(
+    folder: Path,
+    game: Game,
+    settings: ZeroSettings,
+    g: int,
+    total: int,
+    state: dict[str, Any],
+    device: str,
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    best = int(state["best"])
+    # 1. self-play by the best network
+    sp_path = _selfplay_path(folder, g)
+    if sp_path.exists():
+        with np.load(sp_path) as data:
+            stats = json.loads(str(data["stats"]))
+    else:
+        network, _, _ = load_zero_network(network_path(folder, best))
+        evaluator = NetworkEvaluator(game, network, device=device, max_batch=1024)
+        games, sp_stats = play_games(
+            game,
+            evaluator,
+            settings.games,
+            settings.selfplay_config(),
+            seed=derive_seed(settings.seed, "selfplay", g),
+            judge=capped_judge(game),
+        )
+        planes, pi, z = samples_of(games)
+        stats = {**sp_stats.to_dict(), "samples": len(z), "network": best}
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, planes=planes, pi=pi, z=z, stats=np.array(json.dumps(stats)))
+        write_atomic(sp_path, buffer.getvalue())
+    _say(
+        progress,
+        g,
+        total,
+        f"self-play {stats['games']} games, {stats['samples']} positions, {stats['seconds']:.1f} s "
+        f"(wins {stats['wins'][0]}-{stats['wins'][1]}, draws {stats['draws']})",
+        step="selfplay",
+        **{k: stats[k] for k in ("games", "samples", "seconds")},
+    )
+    # 2. training on the window, from the latest network
+    net_path = network_path(folder, g)
+    if net_path.exists():
+        _, _, info = load_zero_network(net_path)
+        losses = info["train"]
+    else:
+        started = time.perf_counter()
+        network, _, _ = load_zero_network(network_path(folder, g - 1))
+        first = max(1, g - settings.window + 1)
+        parts = []
+        for k in range(first, g + 1):
+            with np.load(_selfplay_path(folder, k)) as data:
+                parts.append((data["planes"], data["pi"], data["z"]))
+        planes = np.concatenate([p[0] for p in parts])
+        pi = np.concatenate([p[1] for p in parts])
+        z = np.concatenate([p[2] for p in parts])
+        history = train_network(network, game, planes, pi, z, settings.learner_config(device), seed=derive_seed(settings.seed, "train", g))
+        losses = {**history[-1], "first_epoch_loss": history[0]["loss"] if history else None, "window": [first, g]}
+        losses["seconds"] = time.perf_counter() - started
+        _save(folder, g, network, settings, {"train": losses})
+    _say(
+        progress,
+        g,
+        total,
+        f"trained on {losses.get('samples', 0)} samples: loss {losses.get('loss', float('nan')):.3f} "
+        f"(value {losses.get('value_loss', float('nan')):.3f}, policy {losses.get('policy_loss', float('nan')):.3f})",
+        step="train",
+        loss=losses.get("loss"),
+    )
+    # 3. gating, or always the latest
+    gate: dict[str, Any] | None = None
+    if settings.gating:
+        gate_path = _gate_path(folder, g)
+        if gate_path.exists():
+            gate = json.loads(gate_path.read_text(encoding="utf-8"))
+        else:
+            gate = _gate(folder, game, settings, g, best, device)
+            write_json_atomic(gate_path, gate)
+        assert gate is not None
+        new_best = g if gate["promoted"] else best
+        _say(
+            progress,
+            g,
+            total,
+            f"gate vs generation {best}: score {gate['score']:.2f} ({'promoted' if gate['promoted'] else 'kept ' + str(best)})",
+            step="gate",
+            score=gate["score"],
+        )
+    else:
+        new_best = g
+    entry = {"generation": g, "selfplay": stats, "train": losses, "gate": gate, "best": new_best}
+    return {"generation": g, "best": new_best, "history": [*state["history"], entry]}
+
+
+def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, device: str) -> dict[str, Any]:
+    """The candidate of generation ``g`` against the best: its score (a draw counts half) and whether it is promoted."""
+    candidate, _, _ = load_zero_network(network_path(folder, g))
+    champion, _, _ = load_zero_network(network_path(folder, best))
+    simulations = settings.gate_simulations or settings.simulations
+    wins = draws = losses = 0
+    for i in range(settings.gate_games):
+        side = i % 2  # the candidate's colour
+        agents = {
+            who: ZeroAgent(
+                game,
+                net,
+                simulations=simulations,
+                c_puct=settings.c_puct,
+                batch_size=settings.leaves_per_game,
+                device=device,
+                temperature_moves=1,  # the first move of each side drawn by visits: varied games
+                seed=derive_seed(settings.seed, "gate", g, i, who),
+            )
+            for who, net in ((side, candidate), (1 - side, champion))
+        }
+        outcome = play_game(game, [agents[0], agents[1]])
+        if outcome.winner is None:
+            draws += 1
+        elif outcome.winner == side:
+            wins += 1
+        else:
+            losses += 1
+    score = (wins + 0.5 * draws) / settings.gate_games
+    return {
+        "candidate": g,
+        "best": best,
+        "games": settings.gate_games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": score,
+        "promoted": score >= settings.gate_threshold,
+    }

@@ -1,0 +1,370 @@
+"""Batched self-play for any game: many games advance together, their leaves in one network call.
+
+The book's Zero agent (ch. 14) evaluates one position per network call; a
+forward pass of a small net costs about the same for one position as for a
+few hundred, so most of its time is overhead. Here ``parallel`` games are
+played at once in one process. Each game has its own PUCT tree
+(:class:`fuseki.search.puct.PUCT`); in every round each unfinished search
+walks to its next batch of leaves (under virtual loss), the leaves of *all*
+games go through *one* :meth:`~fuseki.search.evaluators.Evaluator.evaluate`
+call, and each search takes its share back (PUCT's step API). When a game's
+search has run its simulations, that game moves, and its next search starts;
+a finished game makes room for the next one.
+
+What AlphaGo Zero's self-play adds to the search:
+
+- **Dirichlet noise** at every root (``dirichlet_epsilon`` 0.25; ``alpha``
+  scaled to the moves available: :func:`default_alpha` is 10 / the legal
+  moves of the first position, 0.03 on 19×19 Go as in the paper);
+- **a temperature schedule**: for the first ``temperature_moves`` moves of a
+  game the move is drawn in proportion to the visit counts (τ = 1), then the
+  most visited move is played (τ → 0);
+- **visit counts as policy targets**: each position's ``pi`` is the root's
+  visit distribution (τ = 1), over all ``num_actions`` actions, zero off the
+  legal ones;
+- **exact terminal values** (PUCT never sends a finished game to the network)
+  and ``z`` from the final result, from the view of the player to move in each
+  position;
+- **resignation**: a player resigns when its root value falls below
+  ``resign_threshold``; a share ``no_resign_share`` of games is played to the
+  end regardless, and there the first would-be resignation is recorded, so
+  :func:`false_resignation_rate` can say how often resigning would have thrown
+  away a game that was not lost (AlphaGo Zero kept that rate under 5 %).
+
+Every random choice of game ``i`` (its noise, its moves, whether it may
+resign) derives from ``seed`` and ``i``, and a deterministic evaluator gives
+each position the same answer whatever else is in the batch, so the games do
+not depend on ``parallel``: batched and one-at-a-time self-play agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fuseki.games.base import Game, returns_of
+from fuseki.search.evaluators import Evaluator
+from fuseki.search.puct import PUCT, PUCTConfig, PUCTResult
+from fuseki.util.seeds import derive_seed
+
+__all__ = [
+    "SelfPlayConfig",
+    "SelfPlayGame",
+    "SelfPlayStats",
+    "capped_judge",
+    "default_alpha",
+    "false_resignation_rate",
+    "play_games",
+    "samples_of",
+]
+
+
+def default_alpha(game: Game) -> float:
+    """Dirichlet α scaled to the moves available: 10 / the legal moves of the first position.
+
+    That is AlphaZero's rule of thumb (0.03 for 19×19 Go's 361 moves, 0.3 for
+    chess's ~30); tic-tac-toe gets about 1.1.
+    """
+    moves = len(game.initial_state().legal_moves())
+    return 10.0 / max(1, moves)
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play games are played (see the module notes)."""
+
+    simulations: int = 100
+    c_puct: float = 1.5
+    #: Leaves a game's search collects per round (under virtual loss).
+    leaves_per_game: int = 8
+    virtual_loss: float = 1.0
+    dirichlet_epsilon: float = 0.25
+    #: ``None``: :func:`default_alpha` of the game.
+    dirichlet_alpha: float | None = None
+    #: τ = 1 for this many moves of each game, then the most visited move.
+    temperature_moves: int = 30
+    #: Resign when the root value (for the player to move) is below this; ``None``: never.
+    resign_threshold: float | None = None
+    #: The share of games played to the end whatever the value says.
+    no_resign_share: float = 0.1
+    #: Stop a game after this many moves and score it a draw (``None``: no cap).
+    max_moves: int | None = None
+    #: Games played at once (their leaves share each network call).
+    parallel: int = 64
+    reuse: bool = True
+
+    def __post_init__(self) -> None:
+        if self.simulations < 1 or self.leaves_per_game < 1 or self.parallel < 1:
+            raise ValueError("simulations, leaves_per_game and parallel must be at least 1")
+        if self.temperature_moves < 0:
+            raise ValueError(f"temperature_moves must be >= 0, got {self.temperature_moves}")
+        if self.resign_threshold is not None and not -1.0 <= self.resign_threshold <= 1.0:
+            raise ValueError(f"resign_threshold must be in [-1, 1], got {self.resign_threshold}")
+        if not 0.0 <= self.no_resign_share <= 1.0:
+            raise ValueError(f"no_resign_share must be in [0, 1], got {self.no_resign_share}")
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max_moves must be at least 1, got {self.max_moves}")
+
+    def puct_config(self, game: Game, seed: int) -> PUCTConfig:
+        alpha = self.dirichlet_alpha if self.dirichlet_alpha is not None else default_alpha(game)
+        return PUCTConfig(
+            simulations=self.simulations,
+            c_puct=self.c_puct,
+            batch_size=self.leaves_per_game,
+            virtual_loss=self.virtual_loss,
+            dirichlet_epsilon=self.dirichlet_epsilon,
+            dirichlet_alpha=alpha,
+            reuse=self.reuse,
+            seed=seed,
+        )
+
+
+@dataclasses.dataclass
+class SelfPlayGame:
+    """One finished self-play game: its positions' planes, search targets and players, and how it ended."""
+
+    index: int
+    planes: np.ndarray  #: float32 ``(T, C, H, W)``, each from the view of the player to move
+    pi: np.ndarray  #: float32 ``(T, num_actions)``: the root visit distributions
+    players: np.ndarray  #: int8 ``(T,)``: who was to move
+    moves: list[Any]
+    winner: int | None
+    returns: tuple[float, float]
+    #: The player who resigned (the game's result counts it lost), else None.
+    resigned: int | None = None
+    #: In a no-resign game: the first player whose value fell below the threshold, else None.
+    would_resign: int | None = None
+    #: One of the games played to the end to measure false resignations.
+    no_resign: bool = False
+    capped: bool = False
+
+    @property
+    def z(self) -> np.ndarray:
+        """float32 ``(T,)``: the final result from the view of each position's player to move."""
+        return np.array([self.returns[int(p)] for p in self.players], dtype=np.float32)
+
+
+@dataclasses.dataclass
+class SelfPlayStats:
+    """Counts of one batch of self-play, for reports."""
+
+    games: int = 0
+    moves: int = 0
+    evaluations: int = 0
+    network_calls: int = 0
+    seconds: float = 0.0
+    wins: tuple[int, int] = (0, 0)
+    draws: int = 0
+    resigned: int = 0
+    no_resign_games: int = 0
+    would_resign: int = 0
+    false_resignations: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["wins"] = list(self.wins)
+        d["false_resignation_rate"] = self.false_resignations / self.would_resign if self.would_resign else None
+        return d
+
+
+def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
+    """(false resignations, would-be resignations) over the no-resign games.
+
+    A would-be resignation is false when the player who would have resigned
+    did not lose in the end (won or drew): resigning would have thrown that
+    result away.
+    """
+    would = [g for g in games if g.no_resign and g.would_resign is not None]
+    false = sum(1 for g in would if g.winner != 1 - int(g.would_resign or 0))
+    return false, len(would)
+
+
+class _Live:
+    """A game in progress: its state, search, random generator and records so far."""
+
+    def __init__(self, game: Game, index: int, evaluator: Evaluator, config: SelfPlayConfig, seed: int) -> None:
+        self.index = index
+        self.state: Any = game.initial_state()
+        self.search = PUCT(game, evaluator, config.puct_config(game, derive_seed(seed, "game", index, "noise")))
+        self.rng = np.random.default_rng(derive_seed(seed, "game", index, "moves"))
+        draw = self.rng.random()  # drawn whether or not resignation is on, so the moves do not depend on it
+        on = config.resign_threshold is not None
+        #: Played to the end whatever the value says (to measure false resignations).
+        self.no_resign = on and draw < config.no_resign_share
+        self.may_resign = on and not self.no_resign
+        self.planes: list[np.ndarray] = []
+        self.pi: list[np.ndarray] = []
+        self.players: list[int] = []
+        self.moves: list[Any] = []
+        self.would_resign: int | None = None
+        self.search.start(self.state)
+
+
+def play_games(
+    game: Game,
+    evaluator: Evaluator,
+    games: int,
+    config: SelfPlayConfig | None = None,
+    *,
+    seed: int = 0,
+    first: int = 0,
+    on_game: Callable[[SelfPlayGame], None] | None = None,
+    judge: Callable[[Any], int | None] | None = None,
+) -> tuple[list[SelfPlayGame], SelfPlayStats]:
+    """Play games ``first .. first + games - 1`` of a run seeded ``seed``, ``config.parallel`` at a time.
+
+    Returns the games in index order and their counts. ``on_game`` sees each
+    game as it finishes (a progress line). ``judge(state)`` names the winner
+    (0, 1 or None) of a game stopped at ``max_moves`` (:func:`capped_judge`);
+    without one such a game is a draw.
+    """
+    config = config or SelfPlayConfig()
+    if games < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    started = time.perf_counter()
+    stats = SelfPlayStats()
+    done: dict[int, SelfPlayGame] = {}
+    queue = iter(range(first, first + games))
+    live: list[_Live] = []
+
+    def refill() -> None:
+        while len(live) < config.parallel:
+            index = next(queue, None)
+            if index is None:
+                return
+            live.append(_Live(game, index, evaluator, config, seed))
+
+    refill()
+    while live:
+        # One round: every search's next leaves, one evaluator call for all.
+        owners: list[tuple[_Live, int, int]] = []
+        leaves: list[Any] = []
+        for g in live:
+            if not g.search.finished:
+                batch = g.search.pending_leaves()
+                if batch:
+                    owners.append((g, len(leaves), len(leaves) + len(batch)))
+                    leaves.extend(batch)
+        if leaves:
+            priors, values = evaluator.evaluate(leaves)
+            stats.network_calls += 1
+            stats.evaluations += len(leaves)
+            for g, lo, hi in owners:
+                g.search.feed(priors[lo:hi], values[lo:hi])
+        still: list[_Live] = []
+        for g in live:
+            if not g.search.finished:
+                still.append(g)
+                continue
+            finished = _move(game, g, g.search.result(), config, judge)
+            stats.moves += 1
+            if finished is None:
+                g.search.start(g.state)
+                still.append(g)
+            else:
+                done[finished.index] = finished
+                _count(stats, finished)
+                if on_game is not None:
+                    on_game(finished)
+        live[:] = still
+        refill()
+    stats.seconds = time.perf_counter() - started
+    return [done[i] for i in sorted(done)], stats
+
+
+def _move(
+    game: Game, g: _Live, result: PUCTResult, config: SelfPlayConfig, judge: Callable[[Any], int | None] | None
+) -> SelfPlayGame | None:
+    """Record the position, resign or play the chosen move; the finished game, or None while it goes on."""
+    state = g.state
+    player = int(state.current_player)
+    counts = result.visit_counts
+    total = counts.sum()
+    pi = (counts / total).astype(np.float32)
+    g.planes.append(game.planes(state))
+    g.pi.append(pi)
+    g.players.append(player)
+    threshold = config.resign_threshold
+    if threshold is not None and result.value < threshold:
+        if g.may_resign:
+            return _finish(g, winner=1 - player, resigned=player)
+        if g.no_resign and g.would_resign is None:
+            g.would_resign = player
+    if len(g.moves) < config.temperature_moves:
+        action = int(g.rng.choice(len(counts), p=counts / total))
+        move = game.index_to_move(state, action)
+    else:
+        move = result.move
+    g.state = state.play(move)
+    g.moves.append(move)
+    g.search.advance(move)
+    if g.state.is_over():
+        return _finish(g, winner=g.state.winner())
+    if config.max_moves is not None and len(g.moves) >= config.max_moves:
+        return _finish(g, winner=judge(g.state) if judge is not None else None, capped=True)
+    return None
+
+
+def capped_judge(game: Game) -> Callable[[Any], int | None] | None:
+    """How a game stopped at the move cap is scored: Go counts the board as it stands; other games draw (None).
+
+    Go's count is the rules' own with every stone alive (Tromp-Taylor's
+    convention): a dead-stone estimate would cost more than the game.
+    """
+    if not game.name.startswith("go"):
+        return None
+
+    def judge(state: Any) -> int | None:
+        winner = state.go.score().winner
+        return None if winner is None else (0 if winner.name == "BLACK" else 1)
+
+    return judge
+
+
+def _finish(g: _Live, *, winner: int | None, resigned: int | None = None, capped: bool = False) -> SelfPlayGame:
+    returns = returns_of(winner)
+    return SelfPlayGame(
+        index=g.index,
+        planes=np.stack(g.planes).astype(np.float32),
+        pi=np.stack(g.pi),
+        players=np.array(g.players, dtype=np.int8),
+        moves=g.moves,
+        winner=winner,
+        returns=returns,
+        resigned=resigned,
+        would_resign=g.would_resign,
+        no_resign=g.no_resign,
+        capped=capped,
+    )
+
+
+def _count(stats: SelfPlayStats, g: SelfPlayGame) -> None:
+    stats.games += 1
+    if g.winner is None:
+        stats.draws += 1
+    else:
+        wins = list(stats.wins)
+        wins[g.winner] += 1
+        stats.wins = (wins[0], wins[1])
+    if g.resigned is not None:
+        stats.resigned += 1
+    if g.no_resign:
+        stats.no_resign_games += 1
+        if g.would_resign is not None:
+            stats.would_resign += 1
+            if g.winner != 1 - g.would_resign:
+                stats.false_resignations += 1
+
+
+def samples_of(games: Sequence[SelfPlayGame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All positions of ``games`` as training samples: planes ``(N, C, H, W)``, pi ``(N, A)``, z ``(N,)``."""
+    if not games:
+        raise ValueError("no games")
+    planes = np.concatenate([g.planes for g in games])
+    pi = np.concatenate([g.pi for g in games])
+    z = np.concatenate([g.z for g in games])
+    return planes, pi, z

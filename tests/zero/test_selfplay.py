@@ -1,0 +1,132 @@
+"""Batched self-play: the same games whatever the batching, valid targets, temperature, resignation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from needs import need_module
+
+torch = need_module("torch")  # skips here, fails under CI
+
+from fuseki.games import make_game  # noqa: E402
+from fuseki.search.evaluators import NetworkEvaluator, UniformEvaluator, uniform_priors  # noqa: E402
+from fuseki.agents.zero_agent import build_zero_network  # noqa: E402
+from fuseki.zero.selfplay import (  # noqa: E402
+    SelfPlayConfig,
+    capped_judge,
+    default_alpha,
+    false_resignation_rate,
+    play_games,
+    samples_of,
+)
+
+
+def network_evaluator(game: Any) -> NetworkEvaluator:
+    torch.manual_seed(1)
+    return NetworkEvaluator(game, build_zero_network(game, 1, 8, 16), device="cpu")
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "hexapawn"])
+def test_batched_games_are_the_games_played_one_at_a_time(name: str) -> None:
+    game = make_game(name)
+    evaluator = network_evaluator(game)
+    config = SelfPlayConfig(simulations=16, leaves_per_game=4, temperature_moves=3, parallel=1)
+    alone, alone_stats = play_games(game, evaluator, 6, config, seed=5)
+    together, stats = play_games(game, evaluator, 6, SelfPlayConfig(**{**config.__dict__, "parallel": 6}), seed=5)
+    assert [g.moves for g in together] == [g.moves for g in alone]
+    for a, b in zip(alone, together, strict=True):
+        np.testing.assert_allclose(a.pi, b.pi)
+        np.testing.assert_array_equal(a.planes, b.planes)
+    assert stats.evaluations == alone_stats.evaluations
+    # the point of batching: far fewer network calls for the same evaluations
+    assert stats.network_calls * 3 < alone_stats.network_calls
+    assert len({tuple(g.moves) for g in together}) > 1  # the seeds differ per game
+
+
+def test_samples_are_valid_targets() -> None:
+    game = make_game("tictactoe")
+    games, stats = play_games(game, network_evaluator(game), 10, SelfPlayConfig(simulations=12, parallel=4), seed=2)
+    assert stats.games == 10 and stats.moves == sum(len(g.moves) for g in games)
+    assert stats.wins[0] + stats.wins[1] + stats.draws == 10
+    for g in games:
+        state = game.initial_state()
+        assert len(g.pi) == len(g.planes) == len(g.players) == len(g.moves)
+        for k, move in enumerate(g.moves):
+            assert int(g.players[k]) == state.current_player
+            np.testing.assert_array_equal(g.planes[k], game.planes(state))
+            legal = game.legal_mask(state)
+            assert g.pi[k].sum() == pytest.approx(1.0, abs=1e-6)
+            assert np.all(g.pi[k][~legal] == 0)
+            state = state.play(move)
+        assert state.is_over() and state.winner() == g.winner
+        for k in range(len(g.moves)):  # z from the mover's view
+            mover = int(g.players[k])
+            assert g.z[k] == (0.0 if g.winner is None else (1.0 if g.winner == mover else -1.0))
+    planes, pi, z = samples_of(games)
+    assert planes.shape == (stats.moves, *game.planes_shape) and pi.shape == (stats.moves, 9) and z.shape == (stats.moves,)
+
+
+def test_without_noise_and_temperature_every_game_is_the_same() -> None:
+    game = make_game("tictactoe")
+    config = SelfPlayConfig(simulations=20, temperature_moves=0, dirichlet_epsilon=0.0, parallel=3)
+    games, _ = play_games(game, network_evaluator(game), 4, config, seed=3)
+    assert len({tuple(g.moves) for g in games}) == 1
+    noisy, _ = play_games(game, network_evaluator(game), 4, SelfPlayConfig(simulations=20, temperature_moves=9), seed=3)
+    assert len({tuple(g.moves) for g in noisy}) > 1
+
+
+class BlackIsLost:
+    """Uniform priors; every position is lost for player 0 (value -0.95 for 0 to move, +0.95 for 1)."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        values = np.array([-0.95 if s.current_player == 0 else 0.95 for s in states], dtype=np.float32)
+        return uniform_priors(self.game, states), values
+
+
+def test_resignation_and_the_no_resign_games() -> None:
+    game = make_game("tictactoe")
+    config = SelfPlayConfig(simulations=10, resign_threshold=-0.8, no_resign_share=0.5, parallel=8)
+    games, stats = play_games(game, BlackIsLost(game), 20, config, seed=4)
+    resigned = [g for g in games if g.resigned is not None]
+    played_out = [g for g in games if g.no_resign]
+    assert resigned and played_out and len(resigned) + len(played_out) == 20
+    for g in resigned:  # player 0 resigns at its first move
+        assert g.resigned == 0 and g.winner == 1 and g.moves == [] and len(g.pi) == 1
+    for g in played_out:
+        assert g.would_resign == 0 and g.resigned is None and len(g.moves) >= 5
+    false, would = false_resignation_rate(games)
+    assert would == len(played_out) == stats.would_resign == stats.no_resign_games
+    # random-ish play from a "lost" position: X, who would have resigned, often does not lose
+    assert false == stats.false_resignations and 0 < false <= would
+    assert stats.to_dict()["false_resignation_rate"] == pytest.approx(false / would)
+
+
+def test_uniform_evaluator_and_options() -> None:
+    game = make_game("tictactoe")
+    assert default_alpha(game) == pytest.approx(10 / 9)
+    games, _ = play_games(game, UniformEvaluator(game), 2, SelfPlayConfig(simulations=5, max_moves=3), seed=0)
+    assert all(len(g.moves) == 3 and g.winner is None for g in games)
+    with pytest.raises(ValueError, match="resign_threshold"):
+        SelfPlayConfig(resign_threshold=2.0)
+
+
+def test_capped_go_games_are_counted() -> None:
+    game = make_game("go", size=5)
+    config = SelfPlayConfig(simulations=4, max_moves=4, temperature_moves=0, dirichlet_epsilon=0.0, parallel=2)
+    judge = capped_judge(game)
+    assert judge is not None and capped_judge(make_game("tictactoe")) is None
+    games, stats = play_games(game, UniformEvaluator(game), 2, config, seed=0, judge=judge)
+    for g in games:
+        assert g.capped and len(g.moves) == 4
+        state = game.initial_state()
+        for move in g.moves:
+            state = state.play(move)
+        assert g.winner == judge(state) == 1  # two stones each: komi decides
+        assert g.z.tolist() == [-1.0, 1.0, -1.0, 1.0]
+    assert stats.wins == (0, 2)

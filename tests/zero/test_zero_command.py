@@ -1,0 +1,60 @@
+"""``fuseki zero train``: a tiny run with --json, resumed; bad input is one line with exit status 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from needs import need_module
+
+need_module("torch")  # skips here, fails under CI
+
+from fuseki.cli import main  # noqa: E402
+from fuseki.commands.zero import ZeroDefaults  # noqa: E402
+from fuseki.zero.loop import ZeroSettings  # noqa: E402
+
+TINY = ["--games", "6", "--simulations", "6", "--blocks", "1", "--channels", "8", "--epochs", "1", "--progress", "none"]
+
+
+def test_train_writes_the_folder_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["zero", "train", "hexapawn", "--out", str(out), "--generations", "1", "--json", *TINY]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["game"] == "hexapawn" and result["generation"] == 1 and result["best"] == 1
+    assert result["history"][0]["selfplay"]["games"] == 6
+    assert (out / "zero.json").exists() and (out / "gen-0001.safetensors").exists()
+    assert main(["zero", "train", "hexapawn", "--out", str(out), "--generations", "2", *TINY]) == 0
+    assert capsys.readouterr().out.startswith("2 generations in ")
+    assert main(["zero", "train", "hexapawn", "--out", str(out), "--generations", "2", *TINY[:-4], "--progress", "none"]) == 2
+    assert "epochs: 1 there, 4 now" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["zero", "train", "checkers", "--out", "x"], "unknown game 'checkers'"),
+        (["zero", "train", "tictactoe", "--out", "x", "--size", "9"], "--size is for Go"),
+        (["zero"], "give an action: train"),
+    ],
+)
+def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", [["--games", "0"], ["--resign", "-2"], ["--optimizer", "rmsprop"], ["--bogus"]])
+def test_bad_flags_exit_2(flag: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["zero", "train", "tictactoe", "--out", "x", *flag])
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_help_defaults_are_the_settings_defaults() -> None:
+    defaults = {f.name: f.default for f in dataclasses.fields(ZeroSettings)}
+    for name, value in vars(ZeroDefaults).items():
+        if not name.startswith("_"):
+            assert defaults[name] == value, name
