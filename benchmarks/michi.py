@@ -217,9 +217,7 @@ def fuseki_commit() -> str:
 
     where = str(Path(fuseki.__file__).resolve().parent)
     head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "-C", where, "status", "--porcelain", "--", "."], capture_output=True, text=True
-    ).stdout.strip()
+    dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--", "."], capture_output=True, text=True).stdout.strip()
     return head + ("+dirty" if dirty else "")
 
 
@@ -293,8 +291,11 @@ def run(args: argparse.Namespace) -> int:
             per_move = seconds_per_move(probe, args.size)
             sims = max(100, round(args.probe_sims * args.seconds / per_move, -2))
             calibration = {"probe_sims": args.probe_sims, "median_seconds_per_move": round(per_move, 4), "sims": sims}
-            print(f"michi-c: {per_move:.3f} s a move at {args.probe_sims} simulations -> {sims} for {args.seconds:g} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"michi-c: {per_move:.3f} s a move at {args.probe_sims} simulations -> {sims} for {args.seconds:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
     wrapper = build(args.michi_src, args.size, sims)
     michi_name = check_gtp(wrapper, args.size)
     if args.build_only:
@@ -303,15 +304,33 @@ def run(args: argparse.Namespace) -> int:
     short = commit[:7] + ("-dirty" if commit.endswith("+dirty") else "")
     sgf_dir = args.sgf_dir or RESULTS / "games" / f"{short}-{mode}"
     out = args.out or RESULTS / f"{short}-{mode}.json"
-    fuseki_cmd = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", *fuseki_budget,
-                             "--rules", RULES, "--seed", "{seed}"])
+    fuseki_cmd = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", *fuseki_budget, "--rules", RULES, "--seed", "{seed}"])
     michi_cmd = shlex.join([str(wrapper), "-z{seed}", "gtp"])
     expected = args.seconds if args.seconds is not None else sims / 2000.0  # michi-c: about 2,000-6,000 sims/s here
     move_time = args.move_time or max(30.0, 10.0 * expected)
-    cmd = [sys.executable, "-m", "fuseki", "match", fuseki_cmd, michi_cmd,
-           "--games", str(args.games), "--size", str(args.size), "--komi", f"{args.komi:g}",
-           "--rules", RULES, "--seed", str(args.seed), "--move-time", f"{move_time:g}",
-           "--sgf-dir", str(sgf_dir), "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fuseki",
+        "match",
+        fuseki_cmd,
+        michi_cmd,
+        "--games",
+        str(args.games),
+        "--size",
+        str(args.size),
+        "--komi",
+        f"{args.komi:g}",
+        "--rules",
+        RULES,
+        "--seed",
+        str(args.seed),
+        "--move-time",
+        f"{move_time:g}",
+        "--sgf-dir",
+        str(sgf_dir),
+        "--json",
+    ]
     t0 = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)  # progress lines go straight to our stderr
     if proc.returncode != 0:
