@@ -33,6 +33,8 @@ What it does:
    commit; with ``--previous FILE`` also Fisher's exact p-value of the two win
    counts.
 
+Komi is 7.5: michi-c refuses any other.
+
 The ko rule: michi-c knows simple ko only, so under positional superko it
 could forfeit by repeating a position. The match is played under the
 ``gnugo`` rule preset (simple ko, no suicide, area scoring, GNU Go as the
@@ -82,11 +84,14 @@ def main_checkout(repo: Path) -> Path:
 
 
 #: Where the project's machines keep michi-c: beside the (main checkout of the) repository, in ``shared/peers``.
-DEFAULT_SRC = main_checkout(REPO).parent / "shared" / "peers" / "michi-c"
+#: ``$FUSEKI_MICHI_SRC`` overrides it (as for the tests, tests/needs.py).
+DEFAULT_SRC = Path(os.environ.get("FUSEKI_MICHI_SRC") or main_checkout(REPO).parent / "shared" / "peers" / "michi-c")
 RESULTS = REPO / "benchmarks" / "results" / "michi_9x9"
 #: The rule preset of the match and of fuseki's engine: simple ko, as michi-c plays (module docstring).
 RULES = "gnugo"
 WRAPPER = "michi-gtp"
+#: michi-c plays with komi 7.5 and refuses any other (``komi`` answers an error), so the benchmark has no choice.
+KOMI = 7.5
 SOURCE_FILES = ("michi.h", "michi.c", "patterns.c", "debug.c", "main.c", "Makefile")
 WHERE_TO_GET = "https://github.com/db3108/michi-c"
 
@@ -243,7 +248,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--probe-sims", type=int, default=5000, help="equal time: michi-c's budget when timing it")
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--seed", type=int, default=0, help="root of the per-game seeds (fuseki match --seed)")
     parser.add_argument("--michi-src", type=Path, default=DEFAULT_SRC, help=f"michi-c's source folder (default {DEFAULT_SRC})")
     parser.add_argument("--sgf-dir", type=Path, default=None, help="the match's folder (default under results/michi_9x9/games/)")
@@ -320,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
         "--size",
         str(args.size),
         "--komi",
-        f"{args.komi:g}",
+        f"{KOMI:g}",
         "--rules",
         RULES,
         "--seed",
@@ -352,7 +356,7 @@ def run(args: argparse.Namespace) -> int:
         "michi_sims": sims,
         "calibration": calibration,
         "size": args.size,
-        "komi": args.komi,
+        "komi": KOMI,
         "rules": f"{RULES} (simple ko, no suicide, area scoring; GNU Go referee with Chinese rules)",
         "games": games,
         "wins": wins,
