@@ -216,6 +216,21 @@ def distinct_games(sgf_dir: Path) -> int:
     return len(seen)
 
 
+def playouts_per_move(log: Path) -> dict | None:
+    """Median and quartiles of fuseki's playouts a move from its ``--log`` (equal time only), or ``None``."""
+    if not log.is_file():
+        return None
+    counts = []
+    for line in log.read_text().splitlines():
+        try:
+            counts.append(int(json.loads(line)["playouts"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    if len(counts) < 4:
+        return None
+    return {"moves": len(counts), "median": statistics.median(counts), "quartiles": statistics.quantiles(counts, n=4)}
+
+
 def fuseki_commit() -> str:
     """The commit of the fuseki that plays (``+dirty`` when its tree has changes)."""
     import fuseki
@@ -308,6 +323,8 @@ def run(args: argparse.Namespace) -> int:
     short = commit[:7] + ("-dirty" if commit.endswith("+dirty") else "")
     sgf_dir = args.sgf_dir or RESULTS / "games" / f"{short}-{mode}"
     out = args.out or RESULTS / f"{short}-{mode}.json"
+    if args.seconds is not None:  # equal time: how many playouts fuseki's seconds bought, move by move
+        fuseki_budget += ["--log", str(sgf_dir.resolve() / "fuseki_moves.jsonl")]
     fuseki_cmd = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", *fuseki_budget, "--rules", RULES, "--seed", "{seed}"])
     michi_cmd = shlex.join([str(wrapper), "-z{seed}", "gtp"])
     expected = args.seconds if args.seconds is not None else sims / 2000.0  # michi-c: about 2,000-6,000 sims/s here
@@ -367,6 +384,7 @@ def run(args: argparse.Namespace) -> int:
         "wins_as_black": sum(1 for r in results if r.get("a_color") == "black" and r.get("winner") == "A"),
         "wins_as_white": sum(1 for r in results if r.get("a_color") == "white" and r.get("winner") == "A"),
         "distinct_games": distinct_games(sgf_dir),
+        "fuseki_playouts_per_move": playouts_per_move(sgf_dir / "fuseki_moves.jsonl"),
         "forfeits": {"fuseki": match.get("a_forfeits", 0), "michi": match.get("b_forfeits", 0)},
         "forfeit_reasons": [r.get("reason") for r in results if r.get("kind") == "forfeit"],
         "seconds_this_run": round(time.time() - t0, 1),
