@@ -308,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             probe = build(args.michi_src, args.size, args.probe_sims)
             per_move = seconds_per_move(probe, args.size)
-            sims = max(100, round(args.probe_sims * args.seconds / per_move, -2))
+            sims = max(100, int(round(args.probe_sims * args.seconds / per_move, -2)))
             calibration = {"probe_sims": args.probe_sims, "median_seconds_per_move": round(per_move, 4), "sims": sims}
             print(
                 f"michi-c: {per_move:.3f} s a move at {args.probe_sims} simulations -> {sims} for {args.seconds:g} s",
