@@ -14,6 +14,10 @@ tactic, not the score.
 
 A position counts as solved by a seed when the agent's move is one of
 ``best``; the solve rate is over all (position, seed) pairs.
+
+``--gnugo`` asks GNU Go (level 10, Chinese rules, the position's komi) for its
+move in every position instead, as a second opinion on the answers when
+positions are added: all eight of the first set agree.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ import time
 from pathlib import Path
 
 from fuseki.agents.mcts_agent import MCTSAgent
+from fuseki.engines.gtp_client import GtpClient
+from fuseki.engines.programs import resolve_command
+from fuseki.go.coords import Point, to_gtp
 from fuseki.go.rules import Rules
 from fuseki.go.state import Color, GameState, Move
 
@@ -92,15 +99,39 @@ def solve(position: Position, playouts: int, seed: int) -> tuple[str, bool]:
     return move, move in position.best
 
 
+def gnugo_move(position: Position, command: str = "gnugo --mode gtp --level 10 --chinese-rules") -> str:
+    """GNU Go's move in ``position`` (the stones sent with ``play``, then ``genmove``): a check of ``best``."""
+    state = position.state
+    stones = state.stones()
+    with GtpClient(resolve_command(command), timeout=120.0) as gtp:
+        gtp.boardsize(state.size)
+        gtp.clear_board()
+        gtp.komi(state.rules.komi)
+        for row in range(state.size):
+            for col in range(state.size):
+                if stones[row][col]:
+                    gtp.play("b" if stones[row][col] == 1 else "w", to_gtp(Point(row, col), state.size))
+        return gtp.genmove(state.next_player.name.lower()[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--playouts", type=int, default=20000)
     parser.add_argument("--seeds", type=int, default=3, help="searches per position, seeds 1..N (default 3)")
     parser.add_argument("--positions", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--out", type=Path, default=None, help="write the result JSON here")
+    parser.add_argument("--gnugo", action="store_true", help="only ask GNU Go for its move in each position (a check of the answers)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.positions.split(",")] if args.positions else None
     positions = load_positions(names=names)
+    if args.gnugo:
+        agree = 0
+        for pos in positions:
+            move = gnugo_move(pos)
+            agree += move in pos.best
+            print(f"{pos.name:28s} GNU Go {move:6s} best {' '.join(sorted(pos.best))}  {'agrees' if move in pos.best else 'DIFFERS'}")
+        print(f"GNU Go agrees in {agree}/{len(positions)}")
+        return 0 if agree == len(positions) else 1
     rows = []
     for pos in positions:
         moves = []

@@ -50,3 +50,10 @@ def test_mcts_solves_easy_positions_at_a_small_budget(tactics: ModuleType, name:
     (pos,) = tactics.load_positions(names=[name])
     move, solved = tactics.solve(pos, playouts=1000, seed=1)
     assert solved, f"{name}: played {move}, best {sorted(pos.best)}"
+
+
+def test_gnugo_agrees_with_every_answer(tactics: ModuleType, gnugo: str) -> None:
+    """A second opinion on the answers: GNU Go 3.8 at level 10 finds them all (they are basic tactics)."""
+    for pos in tactics.load_positions():
+        move = tactics.gnugo_move(pos, f"{gnugo} --mode gtp --level 10 --chinese-rules")
+        assert move in pos.best, f"{pos.name}: GNU Go plays {move}, the file says {sorted(pos.best)}"
