@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from needs import need_gnugo, need_module
+from needs import need_gnugo, need_michi_src, need_module
 
 
 @pytest.fixture
@@ -18,6 +18,12 @@ def gnugo() -> str:
     CI installs GNU Go, so a skip there would hide a broken install behind a green run.
     """
     return need_gnugo()
+
+
+@pytest.fixture
+def michi_src() -> Path:
+    """michi-c's source folder (``../shared/peers/michi-c``). Missing: skip, except under CI (as ``gnugo``)."""
+    return need_michi_src()
 
 
 @pytest.fixture

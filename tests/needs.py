@@ -15,11 +15,17 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import subprocess
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-__all__ = ["find_gnugo", "need_gnugo", "need_module"]
+__all__ = ["MICHI_SRC", "MICHI_SRC_ENV", "find_gnugo", "need_gnugo", "need_michi_src", "need_module"]
+
+#: michi-c's source on the project's machines: beside the main checkout, in ``shared/peers``
+#: (the tests run from a worktree too, so the main checkout is found through git).
+MICHI_SRC_ENV = "FUSEKI_MICHI_SRC"
 
 
 def find_gnugo() -> str | None:
@@ -41,6 +47,32 @@ def need_gnugo() -> str:
         _missing("GNU Go is not installed (Debian: apt install gnugo)")
     assert path is not None
     return path
+
+
+def _main_checkout() -> Path:
+    """The main checkout of this repository (for a git worktree, the one that holds ``.git``)."""
+    repo = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(["git", "-C", str(repo), "rev-parse", "--git-common-dir"], capture_output=True, text=True)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return repo
+    common = Path(proc.stdout.strip())
+    return (common if common.is_absolute() else repo / common).resolve().parent
+
+
+def michi_src() -> Path:
+    """Where michi-c's source is looked for: ``$FUSEKI_MICHI_SRC``, else ``../shared/peers/michi-c``."""
+    env = os.environ.get(MICHI_SRC_ENV)
+    return Path(env) if env else _main_checkout().parent / "shared" / "peers" / "michi-c"
+
+
+MICHI_SRC = michi_src()
+
+
+def need_michi_src() -> Path:
+    """michi-c's source folder (benchmarks/michi.py); skip (fail under CI) when it is missing."""
+    if not (MICHI_SRC / "michi.h").is_file():
+        _missing(f"michi-c's source is not in {MICHI_SRC} (set {MICHI_SRC_ENV}; see benchmarks/michi.py)")
+    return MICHI_SRC
 
 
 def need_module(name: str) -> ModuleType:

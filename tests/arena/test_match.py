@@ -593,3 +593,40 @@ def test_cli_dead_stones_flags(engine, tmp_path: Path, capsys) -> None:
         assert main([*argv, *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+# ---- {seed}: a seed of its own for each game ---------------------------------------
+
+
+def test_fill_seed_replaces_the_placeholder_inside_words() -> None:
+    from fuseki.arena.gtp_engines import fill_seed
+
+    assert fill_seed(["michi", "-z{seed}", "gtp"], 17) == ["michi", "-z17", "gtp"]
+    assert fill_seed(["x", "--seed", "{seed}", "--log=a{seed}b{seed}"], 3) == ["x", "--seed", "3", "--log=a3b3"]
+    assert fill_seed(["gnugo", "--mode", "gtp"], 5) == ["gnugo", "--mode", "gtp"]
+
+
+def test_seed_placeholder_gives_each_game_and_side_its_own_seed(engine, tmp_path: Path) -> None:
+    from fuseki.util.seeds import derive_seed
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = engine("--moves=2", f"--log={logs}/a-{{seed}}.txt")
+    b = engine("--moves=2", "--offset=40", f"--log={logs}/b.txt")
+    m, _ = _match(a, b, tmp_path / "games", size=9, seed=11)
+    summary = m.run(3)
+    assert len(summary.outcomes) == 3 and all(o.kind != "forfeit" for o in summary.outcomes)
+    seeds = [derive_seed(11, n, "A") for n in (1, 2, 3)]
+    assert len(set(seeds)) == 3 and derive_seed(11, 1, "B") != seeds[0]
+    # A was started once per game, each time with that game's seed in its command line ...
+    assert sorted(p.name for p in logs.glob("a-*.txt")) == sorted(f"a-{s}.txt" for s in seeds)
+    assert m.engines["A"].starts == 3
+    for n, s in enumerate(seeds, 1):
+        assert (logs / f"a-{s}.txt").read_text().count("clear_board") == 1, n
+    # ... while B, without the placeholder, kept running through the match.
+    assert m.engines["B"].starts == 1
+    assert (logs / "b.txt").read_text().count("clear_board") == 3
+    # The settings keep the command as written, so a resumed match fills it the same way.
+    settings = json.loads((tmp_path / "games" / "match.json").read_text())
+    assert "{seed}" in json.dumps(settings)
+    assert m.game_seed(2, "A") == seeds[1]

@@ -26,7 +26,18 @@ from fuseki.engines.gtp_client import (
 )
 from fuseki.go.state import Color
 
-__all__ = ["Engine", "describe_failure", "new_game"]
+__all__ = ["SEED_PLACEHOLDER", "Engine", "describe_failure", "fill_seed", "new_game"]
+
+#: Written in an engine's command line, it is replaced by a seed for each game
+#: (``michi -z{seed} gtp``, ``fuseki gtp --seed {seed}``): GTP has no standard
+#: seed command, and an engine started once per match with one seed plays
+#: every game from the same random stream.
+SEED_PLACEHOLDER = "{seed}"
+
+
+def fill_seed(argv: list[str], seed: int) -> list[str]:
+    """``argv`` with every :data:`SEED_PLACEHOLDER` replaced by ``seed`` (inside words too)."""
+    return [word.replace(SEED_PLACEHOLDER, str(int(seed))) for word in argv]
 
 
 def describe_failure(e: GtpClientError) -> str:
@@ -60,7 +71,9 @@ class Engine:
 
     def __init__(self, label: str, argv: list[str], setup_timeout: float) -> None:
         self.label = label  # "A", "B", "black", ...
-        self.argv = argv
+        #: The command as given; with :data:`SEED_PLACEHOLDER` in it, :meth:`reseed` fills it per game.
+        self.template = list(argv)
+        self.argv = list(argv)
         self.setup_timeout = setup_timeout
         self.client: GtpClient | None = None
         self.display_name: str | None = (
@@ -82,15 +95,32 @@ class Engine:
                     except GtpError:
                         version = ""
                     self.display_name = f"{name} {version}".strip() or shlex.join(
-                        self.argv
+                        self.template
                     )
                 except GtpClientError:
                     pass  # the game will find out; the name stays unknown for now
         return self.client
 
     @property
+    def seeded(self) -> bool:
+        """True when the command holds :data:`SEED_PLACEHOLDER`, so each game can get its own seed."""
+        return any(SEED_PLACEHOLDER in word for word in self.template)
+
+    def reseed(self, seed: int) -> None:
+        """Fill the seed placeholder for the next game, restarting the engine when its command changes.
+
+        A command without the placeholder is left alone (and keeps running).
+        """
+        if not self.seeded:
+            return
+        argv = fill_seed(self.template, seed)
+        if argv != self.argv:
+            self.stop()
+            self.argv = argv
+
+    @property
     def name(self) -> str:
-        return self.display_name or shlex.join(self.argv)
+        return self.display_name or shlex.join(self.template)
 
     def stop(self) -> None:
         if self.client is not None:

@@ -66,6 +66,7 @@ from fuseki.go.sgf import GameRecord, parse_result, save_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.util.progress import ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunMismatch
+from fuseki.util.seeds import derive_seed
 from fuseki.util.errors import InputError
 
 __all__ = [
@@ -103,6 +104,8 @@ class MatchSettings:
     referee: str | None = (
         DEFAULT_REFEREE  #: ``None``: our own area count (:class:`~fuseki.arena.scoring.OwnCount`)
     )
+    #: Recorded; and the root of the per-game seeds that fill ``{seed}`` in an
+    #: engine's command (:meth:`Match.game_seed`).
     seed: int = 0
     #: Which stones our own count removes: ``none``, ``playouts`` or ``network`` (:data:`DEAD_STONE_CHOICES`).
     dead_stones: str = "none"
@@ -331,9 +334,20 @@ class Match:
         if self.referee is not None:
             self.referee.close()
 
+    def game_seed(self, number: int, label: str) -> int:
+        """The seed that fills ``{seed}`` in engine ``label``'s command for game ``number``.
+
+        Derived from the match's ``seed``, the game number and the side, so
+        each game and each engine gets its own, and a resumed match gives a
+        replayed game the seed it would have had.
+        """
+        return derive_seed(self.settings.seed, number, label)
+
     def play_game(self, number: int) -> GameOutcome:
         """Play game ``number`` (1-based), write its SGF, and return its outcome."""
         s = self.settings
+        for label, engine in self.engines.items():
+            engine.reseed(self.game_seed(number, label))  # restarts an engine whose command holds {seed}
         color_a = a_color(number)
         by_color = {
             color_a: self.engines["A"],

@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "engine_a",
         metavar="CMD_A",
-        help='engine A as one command line, e.g. "gnugo --mode gtp"',
+        help='engine A as one command line, e.g. "gnugo --mode gtp"; {seed} in it is replaced by a '
+        "seed of its own for each game (the engine is then restarted each game)",
     )
     parser.add_argument(
         "engine_b", metavar="CMD_B", help="engine B as one command line"
@@ -79,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         default=0,
-        help="recorded with the match settings (default 0)",
+        help="recorded with the match settings; the root of the per-game seeds that fill {seed} "
+        "in an engine's command (default 0)",
     )
     parser.add_argument(
         "--json",
