@@ -18,11 +18,8 @@ calls, in positions (not batches) per second, masks and softmax included.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,9 +27,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from fuseki.bench.common import finish_record
 from fuseki.nets.batcher import Batcher
 from fuseki.nets.residual import dual_residual_network
-from fuseki.util.atomic import write_json_atomic
 
 #: (label, board size, input planes, blocks, channels).
 NETWORKS = [
@@ -94,13 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_threads": torch.get_num_threads(),
             "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         },
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/batcher_speed.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
-    if args.out:
-        write_json_atomic(args.out, result)
-    print(json.dumps(result))
-    return 0
+    return finish_record(result, "benchmarks/batcher_speed.py", argv, args.out)
 
 
 if __name__ == "__main__":

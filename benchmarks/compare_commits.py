@@ -21,7 +21,6 @@ figures beside them.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -30,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fuseki.util.atomic import write_json_atomic
+from fuseki.bench.common import commit_of, finish_record
 
 #: The figures of each bench that are compared: (JSON path, label).
 FIGURES: dict[str, list[tuple[tuple[str, ...], str]]] = {
@@ -48,13 +47,6 @@ FIGURES: dict[str, list[tuple[tuple[str, ...], str]]] = {
     ],
 }
 
-
-def commit_of(tree: Path) -> str:
-    """The commit a tree is at (with ``+`` when it has uncommitted changes)."""
-    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True)
-    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
 
 
 def run_bench(tree: Path, bench: str, size: int, seconds: float, seed: int) -> dict[str, Any]:
@@ -115,13 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         "new": {"tree": str(trees["new"]), "commit": commit_of(trees["new"])},
         "figures": figures,
         "load_average_at_end": [round(x, 2) for x in load],
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/compare_commits.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
-    if args.out:
-        write_json_atomic(args.out, result)
-    print(json.dumps(result))
-    return 0
+    return finish_record(result, "benchmarks/compare_commits.py", argv, args.out)
 
 
 if __name__ == "__main__":

@@ -12,15 +12,13 @@ loads its kernels then).
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from fuseki.bench.common import commit_of, finish_record
 from fuseki.encoders import get_encoder
 from fuseki.go.state import GameState
 
@@ -67,22 +65,14 @@ def main(argv: list[str] | None = None) -> int:
             row[f"{size}x{size}_pos_per_s"] = round(len(states) / best)
             row[f"{size}x{size}_us"] = round(1e6 * best / len(states), 1)
             print(name, size, row[f"{size}x{size}_pos_per_s"], file=sys.stderr)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
-                            cwd=Path(__file__).parent).stdout.strip()
-    text = json.dumps({
-        "command": "python benchmarks/encode_speed.py" + (f" --out {args.out}" if args.out else ""),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-        "commit": commit,
+    result = {
+        "commit": commit_of(Path(__file__).parent),
         "load_average": os.getloadavg(),
         "positions": args.positions,
         "passes": args.passes,
         "encoders": table,
-    }, indent=2) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    }
+    return finish_record(result, "benchmarks/encode_speed.py", argv, args.out, indent=2)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ an empty stderr also shows that nothing was compiled or loaded from the cache.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fuseki.util.atomic import write_json_atomic
+from fuseki.bench.common import commit_of, finish_record
 
 PROBE = (
     "import sys, time; t = time.perf_counter(); import fuseki.agents as a; t = time.perf_counter() - t; "
@@ -46,9 +45,6 @@ def probe(tree: Path) -> dict[str, Any]:
     out["numba_cache_lines"] = len([line for line in done.stderr.splitlines() if line.strip()])
     return out
 
-
-def commit_of(tree: Path) -> str:
-    return subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,13 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "rows": rows,
         "runs": args.runs,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/import_time.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
-    if args.out:
-        write_json_atomic(args.out, result)
-    print(json.dumps(result))
-    return 0
+    return finish_record(result, "benchmarks/import_time.py", argv, args.out)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,13 @@ default (``fuseki.go`` raises glibc's trim threshold at import);
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from fuseki.bench.common import commit_of, finish_record
 
 CHILD = r"""
 import json, random, resource, sys, time
@@ -70,20 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeats):
         rounds.append({"tuned": case(False, args.seconds), "glibc_defaults": case(True, args.seconds)})
         print(rounds[-1], file=sys.stderr)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
-                            cwd=Path(__file__).parent).stdout.strip()
-    text = json.dumps({
-        "command": "python benchmarks/malloc_19.py" + (f" --out {args.out}" if args.out else ""),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-        "commit": commit,
+    result = {
+        "commit": commit_of(Path(__file__).parent),
         "load_average": os.getloadavg(),
         "rounds": rounds,
-    }, indent=2) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    }
+    return finish_record(result, "benchmarks/malloc_19.py", argv, args.out, indent=2)
 
 
 if __name__ == "__main__":

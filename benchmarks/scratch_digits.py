@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import io
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from fuseki.bench.common import commit_of, finish_record
 from fuseki.cli import main as fuseki
 
 
@@ -43,19 +42,11 @@ def main(argv: list[str] | None = None) -> int:
             r = run(["--seed", str(seed), "--init", init])
             runs.append({"init": init, "seed": seed, "result": r})
             print(init, seed, r["test_accuracy"], file=sys.stderr)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
-                            cwd=Path(__file__).parent).stdout.strip()
-    text = json.dumps({
-        "command": "python benchmarks/scratch_digits.py" + (f" --out {args.out}" if args.out else ""),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-        "commit": commit,
+    result = {
+        "commit": commit_of(Path(__file__).parent),
         "runs": runs,
-    }, indent=2) + "\n"
-    if args.out:
-        args.out.write_text(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    }
+    return finish_record(result, "benchmarks/scratch_digits.py", argv, args.out, indent=2)
 
 
 if __name__ == "__main__":

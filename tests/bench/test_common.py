@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import doctest
+import json
 import math
+import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -87,3 +89,28 @@ def test_source_info_has_the_watched_keys():
 def test_module_doctests():
     failures, _ = doctest.testmod(common)
     assert failures == 0
+
+
+def test_finish_record_stamps_writes_and_prints(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert common.finish_record({"x": 1}, "benchmarks/demo.py", ["--n", "3"], out) == 0
+    written = json.loads(out.read_text())
+    printed = json.loads(capsys.readouterr().out)
+    assert written == printed
+    assert written["x"] == 1
+    assert written["command"] == "python benchmarks/demo.py --n 3"
+    assert written["date"].startswith("20") and written["date"].endswith("+00:00")
+
+
+def test_commit_of_marks_local_changes(tmp_path):
+    def git(*argv):
+        subprocess.run(["git", "-C", str(tmp_path), *argv], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "f").write_text("a")
+    git("add", "f")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "c")
+    clean = common.commit_of(tmp_path)
+    assert len(clean) >= 7 and not clean.endswith("+")
+    (tmp_path / "f").write_text("b")
+    assert common.commit_of(tmp_path) == clean + "+"

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from fuseki import __version__
+from fuseki.util.atomic import write_json_atomic
 
 #: How to get a missing peer.
 INSTALL = {"openspiel": "pip install open-spiel", "dlgo": "pip install --no-deps dlgo"}
@@ -226,6 +227,39 @@ def source_info(watch: Mapping[str, str]) -> dict[str, Any] | None:
         except (OSError, subprocess.SubprocessError):
             info[key] = None
     return info
+
+
+def commit_of(tree: Path | str = ".") -> str:
+    """The short commit a checkout is at, with ``+`` when tracked files have local changes.
+
+    A result file names the code that made it; ``+`` says that code was not a
+    commit, so the figure cannot be reproduced from the hash alone.
+    """
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          env=env, check=False)
+    dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, env=env, check=False)
+    return head.stdout.strip() + ("+" if dirty.stdout.strip() else "")
+
+
+def finish_record(result: dict[str, Any], script: str, argv: Sequence[str] | None, out: Path | None,
+                  indent: int | None = None) -> int:
+    """Stamp ``result`` with the date and the command that made it, write it to ``out`` atomically, print it.
+
+    Every benchmark script ends this way, so that every figure in the docs
+    has a file that says when and how it was measured. ``argv`` is what the
+    script's ``main`` was given (``None``: the process's own arguments).
+    Returns 0, the script's exit status.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    result = {**result,
+              "date": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
+              "command": " ".join(["python", script, *args])}
+    if out is not None:
+        write_json_atomic(out, result)
+    print(json.dumps(result, indent=indent))
+    return 0
 
 
 # ---- the numbers --------------------------------------------------------
