@@ -439,7 +439,6 @@ def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
         RECIPE_FILE,
         holds="a corpus made with other settings",
         file_kind="a corpus recipe",
-        hint="use another --out or the same settings",
     )
 
 

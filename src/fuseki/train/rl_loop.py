@@ -120,7 +120,6 @@ def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
         LOOP_FILE,
         holds="a loop made with other settings",
         file_kind="a fuseki rl-loop state file",
-        hint="use another --out or the same settings",
     )
 
 

@@ -434,7 +434,6 @@ def run_folder(out_dir: str | os.PathLike[str]) -> RunFolder:
         SETTINGS_FILE,
         holds="self-play made with other settings",
         file_kind="a self-play settings file",
-        hint="use another --out or the same settings",
     )
 
 

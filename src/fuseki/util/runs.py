@@ -149,7 +149,8 @@ class RunFolder:
     The words fill the messages: ``holds`` what a folder of other settings
     holds (``"a match with other settings"``), ``file_kind`` what the
     settings file is (``"a match settings file"``), ``hint`` how to go on
-    (``"use another --sgf-dir or the same settings"``).
+    (``"use another --sgf-dir or the same settings"``; by default the
+    ``--out`` form, which most jobs use).
 
     >>> import tempfile
     >>> run = RunFolder(Path(tempfile.mkdtemp()) / "run", "run.json", "a run with other settings",
@@ -167,7 +168,8 @@ class RunFolder:
     settings_file: str
     holds: str
     file_kind: str
-    hint: str
+    #: Most jobs take their folder as ``--out``; the others say their own flag.
+    hint: str = "use another --out or the same settings"
 
     @property
     def settings_path(self) -> Path:
