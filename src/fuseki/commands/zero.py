@@ -4,7 +4,11 @@
 
     fuseki zero train GAME --out DIR [--generations G] [--games N] [--simulations S]
         [--blocks B] [--channels C] [--seed S] [--window W] [--epochs E] [--gating]
+        [--workers N] [--ray auto|local|ADDRESS]
         [--device auto|cpu|cuda|mps] [--threads T] [--json] [--progress MODE] ...
+    fuseki zero klein --out DIR      Klein's Hexapawn experiment (commands/zero_klein.py)
+    fuseki zero demo --out DIR       the book's chapter 14 demo (commands/zero_demo.py)
+    fuseki zero rate RUN_DIR         Elo of every generation against fixed anchors (commands/zero_rate.py)
 
 ``train`` runs the loop of :mod:`fuseki.zero.loop` in DIR: each generation
 plays N self-play games with the best network (all games batched into one
@@ -35,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="AlphaZero self-play learning for GAME in a resumable run folder",
     )
     _add_train_arguments(train)
+    from fuseki.commands import zero_demo, zero_klein, zero_rate
+
+    for name, module in (("klein", zero_klein), ("demo", zero_demo), ("rate", zero_rate)):
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
 
 
 def _add_train_arguments(p: argparse.ArgumentParser) -> None:
@@ -187,9 +195,14 @@ class ZeroDefaults:
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "action", None) is None:
-        raise UserError("give an action: train")
-    return _train(args)
+    action = getattr(args, "action", None)
+    if action is None:
+        raise UserError("give an action: train, klein, demo or rate")
+    if action == "train":
+        return _train(args)
+    from fuseki.commands import zero_demo, zero_klein, zero_rate
+
+    return {"klein": zero_klein, "demo": zero_demo, "rate": zero_rate}[action].run(args)
 
 
 def _train(args: argparse.Namespace) -> int:
