@@ -256,14 +256,28 @@ class GoZeroAgent:
 
 
 def make_zero_agent(
-    model: str | None = None, simulations: int = 200, c_puct: float = 1.5, device: str = "cpu", seed: int | None = None
+    model: str | None = None,
+    simulations: int = 200,
+    c_puct: float = 1.5,
+    device: str = "cpu",
+    seed: int | None = None,
+    temperature_moves: int = 0,
 ) -> GoZeroAgent:
-    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT."""
+    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT.
+
+    ``temperature_moves``: the agent's first moves drawn by visit counts
+    (seeded by ``seed``), so that games against a deterministic opponent
+    differ (a rating's games, ``fuseki zero rate``); 0 plays the most visited
+    move always.
+    """
     if model is None:
         raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
     if simulations < 1:
         raise InputError(f"simulations must be at least 1, got {simulations}")
+    if temperature_moves < 0:
+        raise InputError(f"temperature_moves must be 0 or more, got {temperature_moves}")
     network, game, _ = load_zero_network(model)
     if not game.name.startswith("go"):
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
-    return GoZeroAgent(ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed), game.size)
+    agent = ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed, temperature_moves=temperature_moves)
+    return GoZeroAgent(agent, game.size)

@@ -114,7 +114,14 @@ class KleinSettings:
 
     def learner_config(self, epochs: int, device: str) -> LearnerConfig:
         return LearnerConfig(
-            epochs=epochs, batch_size=self.batch_size, optimizer="sgd", lr=self.lr, momentum=0.0, weight_decay=0.0, augment=False, device=device
+            epochs=epochs,
+            batch_size=self.batch_size,
+            optimizer="sgd",
+            lr=self.lr,
+            momentum=0.0,
+            weight_decay=0.0,
+            augment=False,
+            device=device,
         )
 
     def zero_settings(self) -> ZeroSettings:
@@ -279,7 +286,13 @@ def _supervised(folder: Path, settings: KleinSettings, device: str, progress: Pr
         network = build_zero_network(game, settings.layers, settings.hidden, network="mlp")
         before = evaluate_loss(network, planes, pi, z)
         history = train_network(
-            network, game, planes, pi, z, settings.learner_config(settings.supervised_epochs, device), seed=derive_seed(settings.seed, "supervised")
+            network,
+            game,
+            planes,
+            pi,
+            z,
+            settings.learner_config(settings.supervised_epochs, device),
+            seed=derive_seed(settings.seed, "supervised"),
         )
         report = {
             "positions": len(z),
@@ -389,7 +402,11 @@ def run_klein(
             run.write({"settings": mine})
         supervised = _supervised(folder, settings, device, progress)
     # The Zero run is a run folder of its own (it takes its own lock).
-    _say(progress, 2, f"zero: {settings.iterations} iterations of {settings.games} self-play games, {settings.simulations} simulations a move")
+    _say(
+        progress,
+        2,
+        f"zero: {settings.iterations} iterations of {settings.games} self-play games, {settings.simulations} simulations a move",
+    )
     zero_state = run_zero(folder / "zero", settings.zero_settings(), settings.iterations, device=device, progress=progress)
     with run.locked():
         game = Hexapawn()
