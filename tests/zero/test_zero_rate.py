@@ -49,7 +49,13 @@ def test_generations_against_anchors_resume_without_replaying(go5_run: Path) -> 
     assert [g["generation"] for g in result["generations"]] == [0, 2]
     assert result["anchors"][0] == {**result["anchors"][0], "name": "random", "elo": 0.0}
     pairs = {(p["a"], p["b"]): p for p in result["pairs"]}
-    assert set(pairs) == {("random", "mcts:playouts=8"), ("gen 0", "random"), ("gen 0", "mcts:playouts=8"), ("gen 2", "random"), ("gen 2", "mcts:playouts=8")}
+    assert set(pairs) == {
+        ("random", "mcts:playouts=8"),
+        ("gen 0", "random"),
+        ("gen 0", "mcts:playouts=8"),
+        ("gen 2", "random"),
+        ("gen 2", "mcts:playouts=8"),
+    }
     for p in pairs.values():
         assert p["games"] == 2 and p["a_wins"] + p["b_wins"] + p["draws"] == 2 and 1 <= p["distinct_games"] <= 2
     for g in result["generations"]:
