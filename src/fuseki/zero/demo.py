@@ -28,6 +28,7 @@ checking that both play the same games.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import time
 from pathlib import Path
@@ -162,6 +163,7 @@ def _report(
     sp, tr = first["selfplay"], first["train"]
     return {
         "format": "fuseki-zero-demo",
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
         "book": BOOK,
         "settings": dataclasses.asdict(settings),

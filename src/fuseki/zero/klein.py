@@ -37,6 +37,7 @@ larger ``games`` plays only the games not yet played.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import io
 import json
 import time
@@ -418,6 +419,7 @@ def run_klein(
         evaluation = _evaluate(folder, settings, games, progress)
         result = {
             "format": "fuseki-zero-klein",
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": command,
             "settings": mine,
             "games_per_colour": games,

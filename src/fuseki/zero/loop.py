@@ -8,7 +8,9 @@ Generation ``g`` (1, 2, ...):
 2. **training**: the latest network (generation ``g − 1``'s, the random
    network ``gen-0000`` at first) trained ``epochs`` passes over the replay
    window, the samples of the last ``window`` generations, saved as
-   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file);
+   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file); the
+   optimiser goes on from the state generation ``g − 1``'s training left
+   (``learner-(g−1).safetensors``) and leaves its own (``learner-g``);
 3. **gating** (AlphaGo Zero, ``gating=True``): the new network plays
    ``gate_games`` games against the best, colours alternating, and becomes
    the best at a score of at least ``gate_threshold`` (55 %; a draw counts
@@ -28,6 +30,10 @@ difference), as is a second run while the first is still going
 setting: a finished run can be extended. ``losses.png`` (and with gating
 ``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
 redrawn after every generation.
+
+Self-play and training run where the :mod:`fuseki.zero.workers` runner puts
+them (this process, ``workers`` local processes, or Ray actors); the games
+and networks are the same wherever, so neither is a setting.
 """
 
 from __future__ import annotations

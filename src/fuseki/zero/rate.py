@@ -30,6 +30,7 @@ change); ``ratings.json`` and ``elo.png`` are written at the end.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import re
 import time
@@ -248,6 +249,7 @@ def run_rate(
     ratings = fit_ratings([(p["a"], p["b"], p["a_score"], p["b_score"]) for p in pairs], anchor=anchors[0].name)
     result = {
         "format": "fuseki-zero-rate",
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
         "run": str(run_dir),
         "settings": settings.to_dict(),
