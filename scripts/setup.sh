@@ -60,7 +60,7 @@ fi
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" --upgrade pip >/dev/null
 EXTRAS=""
-[ $WANT_TEST -eq 1 ] && EXTRAS="test,lint"
+[ $WANT_TEST -eq 1 ] && EXTRAS="test,lint,ray"  # the Zero loop's Ray test starts a local Ray cluster
 [ $WANT_BENCH -eq 1 ] && EXTRAS="${EXTRAS:+$EXTRAS,}bench"
 # torch is pinned here, never in the package metadata: a plain "torch"
 # requirement would pull a CUDA build of several GB on a CPU machine.

@@ -36,7 +36,7 @@ def test_train_writes_the_folder_and_json(tmp_path: Path, capsys: pytest.Capture
     [
         (["zero", "train", "checkers", "--out", "x"], "unknown game 'checkers'"),
         (["zero", "train", "tictactoe", "--out", "x", "--size", "9"], "--size is for Go"),
-        (["zero"], "give an action: train"),
+        (["zero"], "give an action: train, klein, demo or rate"),
     ],
 )
 def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

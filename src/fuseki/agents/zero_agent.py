@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 from safetensors import SafetensorError, safe_open
+from safetensors.torch import load as load_tensors
 from safetensors.torch import save
 
 from fuseki.games import make_game
 from fuseki.games.base import Game
-from fuseki.nets.residual import ResidualNet, dual_residual_network
+from fuseki.nets.dual import ConvDualNet, MLPDualNet
+from fuseki.nets.residual import dual_residual_network
 from fuseki.search.evaluators import NetworkEvaluator
 from fuseki.search.puct import PUCT, PUCTConfig
 from fuseki.util.atomic import write_atomic
@@ -36,13 +39,16 @@ from fuseki.util.errors import FusekiError, InputError
 
 __all__ = [
     "META_KEY",
+    "NETWORK_KINDS",
     "GoZeroAgent",
     "ZeroAgent",
     "ZeroFileError",
     "build_zero_network",
     "load_zero_network",
     "make_zero_agent",
+    "make_zero_game",
     "save_zero_network",
+    "zero_network_from_bytes",
 ]
 
 #: The metadata key of a Zero network file.
@@ -54,14 +60,52 @@ class ZeroFileError(FusekiError, ValueError):
     """A Zero network file that is missing, broken or not one."""
 
 
-def build_zero_network(game: Game, blocks: int, channels: int, value_hidden: int = 64) -> ResidualNet:
-    """The two-headed residual network for ``game``'s planes and actions (square boards)."""
+#: The network designs a Zero run can train (``network`` in its settings and file): AlphaGo Zero's residual
+#: tower, the book's ch. 14 demo net of plain convolutions, Klein's HexapawnZero MLP (:mod:`fuseki.nets.dual`).
+NETWORK_KINDS = ("residual", "conv", "mlp")
+
+
+def build_zero_network(game: Game, blocks: int, channels: int, value_hidden: int = 64, network: str = "residual") -> torch.nn.Module:
+    """The two-headed network for ``game``'s planes and actions.
+
+    ``network`` picks the design; ``blocks`` and ``channels`` are its depth
+    and width in that design's terms: residual blocks × filters
+    (``residual``), plain conv layers × filters (``conv``, the book's demo:
+    4 × 64), dense layers × units (``mlp``, Klein's: 5 × 128, which ignores
+    ``value_hidden``). The convolutional designs need square planes.
+    """
     c, h, w = game.planes_shape
+    if network == "mlp":
+        return MLPDualNet(c * h * w, game.num_actions, layers=blocks, hidden=channels)
+    if network not in NETWORK_KINDS:
+        raise InputError(f"unknown Zero network {network!r}; choose {', '.join(NETWORK_KINDS)}")
     if h != w:
-        raise InputError(f"the residual network needs square planes; {game.name} has {h}x{w}")
+        raise InputError(f"the {network} network needs square planes; {game.name} has {h}x{w}")
+    if network == "conv":
+        return ConvDualNet(c, h, game.num_actions, layers=blocks, channels=channels, value_hidden=value_hidden)
     return dual_residual_network(
         in_planes=c, size=h, num_moves=game.num_actions, blocks=blocks, channels=channels, value_hidden=value_hidden
     )
+
+
+def make_zero_game(name: str, options: Mapping[str, Any]) -> Game:
+    """The game of a Zero run or file: ``make_game(name, **options)``, where Go's ``encoder`` is an encoder's name.
+
+    Settings and files hold JSON, so a Go run that reads the planes of one of
+    :mod:`fuseki.encoders` (the book's demo: ``zero``, 11 planes) names it;
+    without one, Go's planes are AlphaGo Zero's 17 (8 positions of own and
+    opposing stones, and the colour to move).
+    """
+    options = dict(options)
+    encoder = options.get("encoder")
+    if encoder is not None:
+        if name != "go":
+            raise InputError(f"an encoder is for Go's planes; {name} has its own")
+        # Imported here: the encoders load the Go engine's Numba kernels, which the other games never need.
+        from fuseki.encoders import get_encoder
+
+        options["encoder"] = get_encoder(str(encoder), int(options.get("size", 9)))
+    return make_game(name, **options)
 
 
 def save_zero_network(
@@ -73,6 +117,7 @@ def save_zero_network(
     blocks: int,
     channels: int,
     value_hidden: int,
+    network_kind: str = "residual",
     extra: Mapping[str, Any] | None = None,
 ) -> None:
     """Write ``network`` and how to rebuild it to ``path``, atomically."""
@@ -80,6 +125,7 @@ def save_zero_network(
         "format": FORMAT,
         "game": game,
         "game_options": dict(game_options),
+        "network": network_kind,
         "blocks": blocks,
         "channels": channels,
         "value_hidden": value_hidden,
@@ -104,14 +150,35 @@ def load_zero_network(path: str | os.PathLike[str]) -> tuple[torch.nn.Module, Ga
         raise
     except (OSError, ValueError, SafetensorError) as e:
         raise ZeroFileError(f"{path} is not a readable Zero network file ({e})") from None
+    return _rebuild(str(path), info, tensors)
+
+
+def zero_network_from_bytes(data: bytes, label: str = "network bytes") -> tuple[torch.nn.Module, Game, dict[str, Any]]:
+    """:func:`load_zero_network` of a file's bytes: how self-play workers and Ray actors get the network.
+
+    A Ray actor may run on another machine than the run folder, so workers
+    are sent the file's bytes, not its path.
+    """
+    try:
+        (length,) = struct.unpack("<Q", data[:8])
+        header = json.loads(data[8 : 8 + length])
+        info = json.loads(header["__metadata__"][META_KEY])
+        tensors = load_tensors(data)
+    except (struct.error, ValueError, KeyError, TypeError, SafetensorError) as e:
+        raise ZeroFileError(f"{label} are not a Zero network file ({e})") from None
+    return _rebuild(label, info, tensors)
+
+
+def _rebuild(where: str, info: dict[str, Any], tensors: dict[str, torch.Tensor]) -> tuple[torch.nn.Module, Game, dict[str, Any]]:
     if info.get("format") != FORMAT:
-        raise ZeroFileError(f"{path} has Zero file format {info.get('format')!r}; this fuseki reads {FORMAT}")
-    game = make_game(info["game"], **info.get("game_options", {}))
-    network = build_zero_network(game, info["blocks"], info["channels"], info["value_hidden"])
+        raise ZeroFileError(f"{where} has Zero file format {info.get('format')!r}; this fuseki reads {FORMAT}")
+    game = make_zero_game(info["game"], info.get("game_options", {}))
+    # Files written before the network's design was recorded hold the residual net.
+    network = build_zero_network(game, info["blocks"], info["channels"], info["value_hidden"], info.get("network", "residual"))
     try:
         network.load_state_dict(tensors)
     except RuntimeError as e:
-        raise ZeroFileError(f"{path}: the weights do not fit the network it names ({str(e).splitlines()[0]})") from None
+        raise ZeroFileError(f"{where}: the weights do not fit the network it names ({str(e).splitlines()[0]})") from None
     return network.eval(), game, info
 
 
@@ -189,14 +256,28 @@ class GoZeroAgent:
 
 
 def make_zero_agent(
-    model: str | None = None, simulations: int = 200, c_puct: float = 1.5, device: str = "cpu", seed: int | None = None
+    model: str | None = None,
+    simulations: int = 200,
+    c_puct: float = 1.5,
+    device: str = "cpu",
+    seed: int | None = None,
+    temperature_moves: int = 0,
 ) -> GoZeroAgent:
-    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT."""
+    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT.
+
+    ``temperature_moves``: the agent's first moves drawn by visit counts
+    (seeded by ``seed``), so that games against a deterministic opponent
+    differ (a rating's games, ``fuseki zero rate``); 0 plays the most visited
+    move always.
+    """
     if model is None:
         raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
     if simulations < 1:
         raise InputError(f"simulations must be at least 1, got {simulations}")
+    if temperature_moves < 0:
+        raise InputError(f"temperature_moves must be 0 or more, got {temperature_moves}")
     network, game, _ = load_zero_network(model)
     if not game.name.startswith("go"):
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
-    return GoZeroAgent(ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed), game.size)
+    agent = ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed, temperature_moves=temperature_moves)
+    return GoZeroAgent(agent, game.size)

@@ -4,7 +4,11 @@
 
     fuseki zero train GAME --out DIR [--generations G] [--games N] [--simulations S]
         [--blocks B] [--channels C] [--seed S] [--window W] [--epochs E] [--gating]
+        [--workers N] [--ray auto|local|ADDRESS]
         [--device auto|cpu|cuda|mps] [--threads T] [--json] [--progress MODE] ...
+    fuseki zero klein --out DIR      Klein's Hexapawn experiment (commands/zero_klein.py)
+    fuseki zero demo --out DIR       the book's chapter 14 demo (commands/zero_demo.py)
+    fuseki zero rate RUN_DIR         Elo of every generation against fixed anchors (commands/zero_rate.py)
 
 ``train`` runs the loop of :mod:`fuseki.zero.loop` in DIR: each generation
 plays N self-play games with the best network (all games batched into one
@@ -35,11 +39,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description="AlphaZero self-play learning for GAME in a resumable run folder",
     )
     _add_train_arguments(train)
+    from fuseki.commands import zero_demo, zero_klein, zero_rate
+
+    for name, module in (("klein", zero_klein), ("demo", zero_demo), ("rate", zero_rate)):
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
 
 
 def _add_train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", metavar="GAME", help="tictactoe, hexapawn, go or chess")
     p.add_argument("--size", type=int_at_least(2), default=None, help="Go's board size (Go only; default 9)")
+    p.add_argument(
+        "--encoder",
+        default=None,
+        help="Go only: read the planes of this encoder (e.g. zero, the book's 11 planes) instead of AlphaGo Zero's 17",
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="the run folder (zero.json, state.json, gen-NNNN files)")
     p.add_argument(
         "--generations",
@@ -53,8 +66,15 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
     add_progress_argument(p)
     d = ZeroDefaults
     net = p.add_argument_group("the network")
-    net.add_argument("--blocks", type=int_at_least(0), default=d.blocks, help=f"residual blocks (default {d.blocks})")
-    net.add_argument("--channels", type=int_at_least(1), default=d.channels, help=f"filters (default {d.channels})")
+    net.add_argument(
+        "--network",
+        choices=("residual", "conv", "mlp"),
+        default=d.network,
+        help="residual: AlphaGo Zero's tower (blocks x filters); conv: the book's ch. 14 demo net, plain convs (layers x filters); "
+        f"mlp: Klein's HexapawnZero net (dense layers x units) (default {d.network})",
+    )
+    net.add_argument("--blocks", type=int_at_least(0), default=d.blocks, help=f"residual blocks, or layers (default {d.blocks})")
+    net.add_argument("--channels", type=int_at_least(1), default=d.channels, help=f"filters, or units (default {d.channels})")
     net.add_argument(
         "--value-hidden", type=int_at_least(1), default=d.value_hidden, help=f"the value head's hidden units (default {d.value_hidden})"
     )
@@ -100,13 +120,20 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         help=f"share of games played out to measure false resignations (default {d.no_resign_share})",
     )
     sp.add_argument("--max-moves", type=int_at_least(1), default=None, help="stop a game as a draw after this many moves")
+    sp.add_argument("--no-tree-reuse", action="store_true", help="a fresh search tree every move (default: keep the subtree played)")
     tr = p.add_argument_group("training")
     tr.add_argument(
         "--window", type=int_at_least(1), default=d.window, help=f"train on the positions of the last W generations (default {d.window})"
     )
     tr.add_argument("--epochs", type=int_at_least(1), default=d.epochs, help=f"passes over the window (default {d.epochs})")
     tr.add_argument("--batch-size", type=int_at_least(2), default=d.batch_size, help=f"default {d.batch_size}")
-    tr.add_argument("--optimizer", choices=("sgd", "adam"), default=d.optimizer, help=f"default {d.optimizer} (momentum 0.9)")
+    tr.add_argument("--optimizer", choices=("sgd", "adam"), default=d.optimizer, help=f"default {d.optimizer}")
+    tr.add_argument(
+        "--momentum",
+        type=float_type(lambda v: math.isfinite(v) and 0 <= v < 1, "must be from 0 to below 1"),
+        default=d.momentum,
+        help=f"SGD's momentum (default {d.momentum})",
+    )
     tr.add_argument("--lr", type=positive_float, default=d.lr, help=f"learning rate (default {d.lr})")
     tr.add_argument(
         "--weight-decay",
@@ -125,13 +152,27 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         default="cpu",
         help="where the network runs (default cpu; auto: the GPU when there is one)",
     )
-    hw.add_argument("--threads", type=int_at_least(1), default=1, help="torch CPU threads (default 1)")
+    hw.add_argument("--threads", type=int_at_least(1), default=1, help="torch CPU threads (default 1; each worker's)")
+    hw.add_argument(
+        "--workers",
+        type=int_at_least(1),
+        default=1,
+        help="self-play processes, each with its slice of a generation's games; the games do not depend on it (default 1)",
+    )
+    hw.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|local|ADDRESS",
+        help="run the self-play workers and the learner as Ray actors: auto joins the running cluster, local starts one here, "
+        "or a cluster's address (needs pip install -e '.[ray]')",
+    )
 
 
 class ZeroDefaults:
     """The defaults shown in ``--help`` (those of :class:`fuseki.zero.loop.ZeroSettings`, kept here so
     ``fuseki --help`` does not import torch)."""
 
+    network = "residual"
     blocks = 2
     channels = 32
     value_hidden = 64
@@ -148,14 +189,20 @@ class ZeroDefaults:
     batch_size = 64
     optimizer = "sgd"
     lr = 0.02
+    momentum = 0.9
     weight_decay = 1e-4
     gate_games = 20
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "action", None) is None:
-        raise UserError("give an action: train")
-    return _train(args)
+    action = getattr(args, "action", None)
+    if action is None:
+        raise UserError("give an action: train, klein, demo or rate")
+    if action == "train":
+        return _train(args)
+    from fuseki.commands import zero_demo, zero_klein, zero_rate
+
+    return {"klein": zero_klein, "demo": zero_demo, "rate": zero_rate}[action].run(args)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -174,11 +221,20 @@ def _train(args: argparse.Namespace) -> int:
         options["size"] = args.size
     elif game == "go":
         options["size"] = 9
+    if args.encoder is not None:
+        if game != "go":
+            raise UserError(f"--encoder is for Go; {game} has its own planes")
+        from fuseki.encoders import available_encoders
+
+        if args.encoder not in available_encoders():
+            raise UserError(f"unknown encoder {args.encoder!r}; choose {', '.join(available_encoders())}")
+        options["encoder"] = args.encoder
     try:
         settings = ZeroSettings(
             game=game,
             game_options=options,
             seed=args.seed,
+            network=args.network,
             blocks=args.blocks,
             channels=args.channels,
             value_hidden=args.value_hidden,
@@ -193,11 +249,13 @@ def _train(args: argparse.Namespace) -> int:
             resign_threshold=args.resign,
             no_resign_share=args.no_resign_share,
             max_moves=args.max_moves,
+            tree_reuse=not args.no_tree_reuse,
             window=args.window,
             epochs=args.epochs,
             batch_size=args.batch_size,
             optimizer=args.optimizer,
             lr=args.lr,
+            momentum=args.momentum,
             weight_decay=args.weight_decay,
             augment=not args.no_augment,
             gating=args.gating,
@@ -206,7 +264,16 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UserError(str(e)) from None
     with open_renderer(progress_mode(args)) as progress:
-        state = run_zero(args.out, settings, args.generations, device=args.device, threads=args.threads, progress=progress)
+        state = run_zero(
+            args.out,
+            settings,
+            args.generations,
+            device=args.device,
+            threads=args.threads,
+            progress=progress,
+            workers=args.workers,
+            ray=args.ray,
+        )
     if args.json:
         print_json({"game": game, "out": str(args.out), "settings": dataclasses.asdict(settings), **state})
     else:

@@ -115,3 +115,17 @@ register_network(
     "options layers, board_hidden, policy_hidden, value_hidden",
     outputs="ac",
 )
+register_network(
+    "conv-dual",
+    "fuseki.nets.dual:conv_dual_network",
+    "the book's ch. 14 demo network (listing 14.14): plain 3x3 ReLU convs, policy and value heads, returns (logits, value); "
+    "options layers (4), channels (64), value_hidden (256)",
+    outputs="policy+value",
+)
+register_network(
+    "mlp-dual",
+    "fuseki.nets.dual:mlp_dual_network",
+    "Klein's HexapawnZero MLP (ch. 5): dense ReLU layers, policy and value heads, returns (logits, value); "
+    "options layers (5), hidden (128)",
+    outputs="policy+value",
+)

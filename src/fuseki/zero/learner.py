@@ -22,16 +22,32 @@ that train (the command imports it inside ``run``).
 from __future__ import annotations
 
 import dataclasses
+import json
+import struct
 from typing import Any
 
 import numpy as np
 import torch
+from safetensors.torch import load as load_tensors
+from safetensors.torch import save as save_tensors
 from torch.nn import functional as F
 
 from fuseki.games.base import Game
 from fuseki.util.device import select_device
 
-__all__ = ["LearnerConfig", "augment", "evaluate_loss", "train_network", "zero_loss"]
+__all__ = [
+    "LearnerConfig",
+    "augment",
+    "evaluate_loss",
+    "make_optimizer",
+    "optimizer_from_bytes",
+    "optimizer_to_bytes",
+    "train_network",
+    "zero_loss",
+]
+
+#: The metadata key of an optimizer-state file (``learner-NNNN.safetensors`` of a run).
+OPTIMIZER_META_KEY = "fuseki_zero_optimizer"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +114,49 @@ def evaluate_loss(network: torch.nn.Module, planes: np.ndarray, pi: np.ndarray, 
     return {"loss": float(total), "value_loss": float(v), "policy_loss": float(p)}
 
 
+def make_optimizer(network: torch.nn.Module, config: LearnerConfig) -> torch.optim.Optimizer:
+    """The optimiser ``config`` names, over ``network``'s parameters (on the device they are on)."""
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(network.parameters(), lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay)
+    return torch.optim.Adam(network.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+
+
+def optimizer_to_bytes(optimizer: torch.optim.Optimizer) -> bytes:
+    """The optimiser's state (momentum buffers, Adam's moments and steps) as safetensors bytes; never a pickle.
+
+    Tensors go in as ``state.<param>.<name>``; the numbers and the parameter
+    groups in the metadata as JSON, so loading runs no code.
+    """
+    state = optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    numbers: dict[str, dict[str, Any]] = {}
+    for index, entries in state["state"].items():
+        for name, value in entries.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"state.{index}.{name}"] = value.detach().cpu().contiguous()
+            else:
+                numbers.setdefault(str(index), {})[name] = value
+    meta = {"kind": type(optimizer).__name__, "param_groups": state["param_groups"], "numbers": numbers}
+    return save_tensors(tensors, metadata={OPTIMIZER_META_KEY: json.dumps(meta)})
+
+
+def optimizer_from_bytes(optimizer: torch.optim.Optimizer, data: bytes) -> None:
+    """Load :func:`optimizer_to_bytes`'s state into ``optimizer`` (of the same kind, over the same network)."""
+    (length,) = struct.unpack("<Q", data[:8])
+    meta = json.loads(json.loads(data[8 : 8 + length])["__metadata__"][OPTIMIZER_META_KEY])
+    if meta["kind"] != type(optimizer).__name__:
+        raise ValueError(f"the saved optimiser state is {meta['kind']}'s, not {type(optimizer).__name__}'s")
+    state: dict[int, dict[str, Any]] = {}
+    for key, tensor in load_tensors(data).items():  # torch's load_state_dict moves them to the parameters' device
+        _, index, name = key.split(".", 2)
+        state.setdefault(int(index), {})[name] = tensor
+    for index, entries in meta["numbers"].items():
+        state.setdefault(int(index), {}).update(entries)
+    # JSON made Adam's betas, a tuple, a list.
+    groups = [{k: tuple(v) if k == "betas" else v for k, v in group.items()} for group in meta["param_groups"]]
+    optimizer.load_state_dict({"state": state, "param_groups": groups})
+
+
 def train_network(
     network: torch.nn.Module,
     game: Game,
@@ -107,11 +166,16 @@ def train_network(
     config: LearnerConfig | None = None,
     *,
     seed: int = 0,
+    optimizer: torch.optim.Optimizer | None = None,
 ) -> list[dict[str, Any]]:
     """Train ``network`` in place for ``config.epochs`` passes over the samples; per epoch its mean losses.
 
     The order of the samples, the symmetries and torch's own randomness all
     come from ``seed``, so the same samples and seed give the same weights.
+    ``optimizer`` (from :func:`make_optimizer`, perhaps with the state of the
+    previous generation's training loaded) goes on where it stopped; without
+    one a fresh optimiser starts. The network must be on the config's device
+    before an optimiser is made for it.
     """
     config = config or LearnerConfig()
     if not len(planes) == len(pi) == len(z):
@@ -120,11 +184,8 @@ def train_network(
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     network.to(dev).train()
-    optimizer: torch.optim.Optimizer
-    if config.optimizer == "sgd":
-        optimizer = torch.optim.SGD(network.parameters(), lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay)
-    else:
-        optimizer = torch.optim.Adam(network.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    if optimizer is None:
+        optimizer = make_optimizer(network, config)
     history: list[dict[str, Any]] = []
     n = len(planes)
     for epoch in range(1, config.epochs + 1):

@@ -8,7 +8,9 @@ Generation ``g`` (1, 2, ...):
 2. **training**: the latest network (generation ``g − 1``'s, the random
    network ``gen-0000`` at first) trained ``epochs`` passes over the replay
    window, the samples of the last ``window`` generations, saved as
-   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file);
+   ``gen-g.safetensors`` (:mod:`fuseki.agents.zero_agent`'s file); the
+   optimiser goes on from the state generation ``g − 1``'s training left
+   (``learner-(g−1).safetensors``) and leaves its own (``learner-g``);
 3. **gating** (AlphaGo Zero, ``gating=True``): the new network plays
    ``gate_games`` games against the best, colours alternating, and becomes
    the best at a score of at least ``gate_threshold`` (55 %; a draw counts
@@ -28,6 +30,10 @@ difference), as is a second run while the first is still going
 setting: a finished run can be extended. ``losses.png`` (and with gating
 ``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
 redrawn after every generation.
+
+Self-play and training run where the :mod:`fuseki.zero.workers` runner puts
+them (this process, ``workers`` local processes, or Ray actors); the games
+and networks are the same wherever, so neither is a setting.
 """
 
 from __future__ import annotations
@@ -43,19 +49,28 @@ import numpy as np
 import torch
 
 from fuseki.arena.loop import play_game
-from fuseki.games import make_game
 from fuseki.games.base import Game
-from fuseki.search.evaluators import NetworkEvaluator
 from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
-from fuseki.agents.zero_agent import ZeroAgent, build_zero_network, load_zero_network, save_zero_network
-from fuseki.zero.learner import LearnerConfig, train_network
+from fuseki.agents.zero_agent import NETWORK_KINDS, ZeroAgent, build_zero_network, load_zero_network, make_zero_game, save_zero_network
+from fuseki.zero.learner import LearnerConfig
 from fuseki.zero.plots import plot_elo, plot_losses
-from fuseki.zero.selfplay import SelfPlayConfig, capped_judge, play_games, samples_of
+from fuseki.zero.selfplay import SelfPlayConfig, samples_of
+from fuseki.zero.workers import Runner, make_runner
 
-__all__ = ["ELO_PNG", "LOSSES_PNG", "SETTINGS_FILE", "STATE_FILE", "ZeroSettings", "load_state", "network_path", "run_zero"]
+__all__ = [
+    "ELO_PNG",
+    "LOSSES_PNG",
+    "SETTINGS_FILE",
+    "STATE_FILE",
+    "ZeroSettings",
+    "learner_path",
+    "load_state",
+    "network_path",
+    "run_zero",
+]
 
 SETTINGS_FILE = "zero.json"
 STATE_FILE = "state.json"
@@ -71,7 +86,8 @@ class ZeroSettings:
     game: str = "tictactoe"
     game_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     seed: int = 0
-    # network
+    # network: ``network`` is the design (NETWORK_KINDS), blocks x channels its depth and width in its terms
+    network: str = "residual"
     blocks: int = 2
     channels: int = 32
     value_hidden: int = 64
@@ -87,6 +103,8 @@ class ZeroSettings:
     resign_threshold: float | None = None
     no_resign_share: float = 0.1
     max_moves: int | None = None
+    #: Keep the searched subtree of the move played as the next search's start (False: a fresh tree each move).
+    tree_reuse: bool = True
     # training
     window: int = 4
     epochs: int = 4
@@ -108,6 +126,10 @@ class ZeroSettings:
                 raise ValueError(f"{name} must be at least {0 if name == 'blocks' else 1}, got {getattr(self, name)}")
         if not 0.0 < self.gate_threshold <= 1.0:
             raise ValueError(f"gate_threshold must be in (0, 1], got {self.gate_threshold}")
+        if self.network not in NETWORK_KINDS:
+            raise ValueError(f"network must be one of {', '.join(NETWORK_KINDS)}, got {self.network!r}")
+        if self.network != "residual" and self.blocks < 1:
+            raise ValueError(f"the {self.network} network needs at least one layer (blocks), got {self.blocks}")
         self.selfplay_config()  # their own checks
         self.learner_config("cpu")
 
@@ -123,6 +145,7 @@ class ZeroSettings:
             no_resign_share=self.no_resign_share,
             max_moves=self.max_moves,
             parallel=self.parallel,
+            reuse=self.tree_reuse,
         )
 
     def learner_config(self, device: str) -> LearnerConfig:
@@ -145,6 +168,11 @@ def network_path(folder: str | Path, generation: int) -> Path:
 
 def _selfplay_path(folder: Path, generation: int) -> Path:
     return folder / f"selfplay-{generation:04d}.npz"
+
+
+def learner_path(folder: str | Path, generation: int) -> Path:
+    """The optimiser state the training of ``generation`` left (momentum, Adam's moments), which the next one goes on from."""
+    return Path(folder) / f"learner-{generation:04d}.safetensors"
 
 
 def _gate_path(folder: Path, generation: int) -> Path:
@@ -172,6 +200,8 @@ def run_zero(
     device: str = "cpu",
     threads: int | None = 1,
     progress: ProgressCallback | None = None,
+    workers: int = 1,
+    ray: str | None = None,
 ) -> dict[str, Any]:
     """Run (or go on with) the loop in ``out`` until ``generations`` generations are finished; the final state.
 
@@ -179,6 +209,11 @@ def run_zero(
     default because the networks of small games are tiny: on a shared
     2-core machine a 2×32 network trained ten times slower on two threads
     than on one (measured), the threads waiting on each other.
+
+    ``workers``: self-play processes (each with one torch thread and its
+    slice of the generation's games); ``ray``: run them, and the learner, as
+    actors of a Ray cluster (:class:`fuseki.zero.workers.RayRunner`). Neither
+    changes the games or the networks, so neither is a setting of the run.
     """
     if generations < 0:
         raise ValueError(f"generations must be >= 0, got {generations}")
@@ -193,17 +228,24 @@ def run_zero(
             run.check(theirs, mine, defaults=json.loads(json.dumps(field_defaults(ZeroSettings))))
         else:
             run.write({"settings": mine})
-        game = make_game(settings.game, **settings.game_options)
+        game = make_zero_game(settings.game, settings.game_options)
         if not network_path(folder, 0).exists():
             torch.manual_seed(derive_seed(settings.seed, "init"))
-            _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
+            network = build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden, settings.network)
+            _save(folder, 0, network, settings, {})
         state = load_state(folder)
-        for g in range(state["generation"] + 1, generations + 1):
-            state = _generation(folder, game, settings, g, generations, state, device, progress)
-            write_json_atomic(folder / STATE_FILE, state)
-            plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
-            if settings.gating:
-                plot_elo(state, folder / ELO_PNG, title=f"fuseki zero: {game.name}, Elo of each candidate")
+        if state["generation"] >= generations:
+            return state
+        runner = make_runner(workers, ray, device=device, threads=threads or 1)
+        try:
+            for g in range(state["generation"] + 1, generations + 1):
+                state = _generation(folder, game, settings, g, generations, state, device, progress, runner)
+                write_json_atomic(folder / STATE_FILE, state)
+                plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
+                if settings.gating:
+                    plot_elo(state, folder / ELO_PNG, title=f"fuseki zero: {game.name}, Elo of each candidate")
+        finally:
+            runner.close()
         return state
 
 
@@ -216,6 +258,7 @@ def _save(folder: Path, g: int, network: torch.nn.Module, settings: ZeroSettings
         blocks=settings.blocks,
         channels=settings.channels,
         value_hidden=settings.value_hidden,
+        network_kind=settings.network,
         extra={"generation": g, **extra},
     )
 
@@ -234,6 +277,7 @@ def _generation(
     state: dict[str, Any],
     device: str,
     progress: ProgressCallback | None,
+    runner: Runner,
 ) -> dict[str, Any]:
     best = int(state["best"])
     # 1. self-play by the best network
@@ -242,15 +286,8 @@ def _generation(
         with np.load(sp_path) as data:
             stats = json.loads(str(data["stats"]))
     else:
-        network, _, _ = load_zero_network(network_path(folder, best))
-        evaluator = NetworkEvaluator(game, network, device=device, max_batch=1024)
-        games, sp_stats = play_games(
-            game,
-            evaluator,
-            settings.games,
-            settings.selfplay_config(),
-            seed=derive_seed(settings.seed, "selfplay", g),
-            judge=capped_judge(game),
+        games, sp_stats = runner.selfplay(
+            network_path(folder, best).read_bytes(), settings.games, settings.selfplay_config(), derive_seed(settings.seed, "selfplay", g)
         )
         planes, pi, z = samples_of(games)
         stats = {**sp_stats.to_dict(), "samples": len(z), "network": best}
@@ -273,7 +310,6 @@ def _generation(
         losses = info["train"]
     else:
         started = time.perf_counter()
-        network, _, _ = load_zero_network(network_path(folder, g - 1))
         first = max(1, g - settings.window + 1)
         parts = []
         for k in range(first, g + 1):
@@ -282,9 +318,28 @@ def _generation(
         planes = np.concatenate([p[0] for p in parts])
         pi = np.concatenate([p[1] for p in parts])
         z = np.concatenate([p[2] for p in parts])
-        history = train_network(network, game, planes, pi, z, settings.learner_config(device), seed=derive_seed(settings.seed, "train", g))
+        # The optimiser goes on from the state the previous generation's training left (momentum, Adam's moments).
+        # A run made before that state was kept has none to go on from: its next training starts a fresh one, and
+        # says so in its losses ("optimizer_from": null).
+        previous = learner_path(folder, g - 1)
+        kept = previous.read_bytes() if g > 1 and previous.exists() else None
+        result = runner.train(
+            network_path(folder, g - 1).read_bytes(),
+            kept,
+            planes,
+            pi,
+            z,
+            settings.learner_config(device),
+            derive_seed(settings.seed, "train", g),
+        )
+        history = result.history
         losses = {**history[-1], "first_epoch_loss": history[0]["loss"] if history else None, "window": [first, g]}
+        losses["optimizer_from"] = g - 1 if kept is not None else None
         losses["seconds"] = time.perf_counter() - started
+        # The optimiser state first: a network file means its generation's training is done, state and all.
+        write_atomic(learner_path(folder, g), result.optimizer)
+        network = build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden, settings.network)
+        network.load_state_dict(result.tensors)
         _save(folder, g, network, settings, {"train": losses})
     _say(
         progress,
