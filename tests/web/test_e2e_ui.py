@@ -34,6 +34,7 @@ WALLS = ["pass", "E7", "C7", "E6", "C6", "E5", "C5", "E4", "C4", "E3", "C3", "E2
 LONG_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]" + "".join(
     f";{'BW'[i % 2]}[{'abcdefghi'[(i * 4) % 9]}{'abcdefghi'[(i * 4) // 9 % 9]}]" for i in range(40)
 ) + ")"
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
 SHORT_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]PB[alice]PW[bob];B[ee];W[gc];B[cg];W[gg];B[cc];W[ec])"
 
 
@@ -403,6 +404,19 @@ def test_phone_layout_390x844(live_server: Any, browser: Any, screenshot_dir: Pa
         # 19x19 points: each click target is a whole cell, as wide as the grid allows.
         cell = rect(d, '#play-board .pt[data-vertex="K10"]')
         assert cell["width"] >= 18 and abs(cell["width"] - board["width"] * 40 / (2 * 46 + 18 * 40)) < 0.5, cell
+        # "Tap twice to play": the first tap shows the stone, the second plays it.
+        board_now = call(live_server, "GET", f"/api/games/{play_state(d)['game']}")["board"]
+        target = next(v for v in ("Q16", "Q4", "D16", "K10") if board_now[19 - int(v[1:])][COLUMNS.index(v[0])] == ".")
+        d.find_element(By.ID, "opt-confirm").click()
+        d.execute_script("window.scrollTo(0, 0)")
+        click_point(d, target)
+        ghost = d.find_element(By.CSS_SELECTOR, "#play-board .ghost")
+        assert "candidate" in ghost.get_attribute("class") and ghost.get_attribute("data-vertex") == target
+        assert play_state(d)["moves"] == "2"
+        click_point(d, target)
+        wait(d, lambda d: play_state(d)["moves"] == "4" and settled(d), what="the confirmed move")
+        d.find_element(By.ID, "opt-confirm").click()
+        d.execute_script("window.scrollTo(0, 0)")
         if screenshot_dir is not None:
             d.save_screenshot(str(screenshot_dir / "play-phone.png"))
         # The other tabs do not scroll sideways either.
@@ -516,7 +530,7 @@ def test_defects_of_the_first_version(live_server: Any, browser: Any, tmp_path: 
     assert play_state(d)["game"] == state["game"]
     set_value(d, "opt-size", "9")
     # The illegal-move message says it once.
-    bot_stone = game["moves"][0]["vertex"] if game["moves"] else call(live_server, "GET", f"/api/games/{state['game']}")["moves"][0]["vertex"]
+    bot_stone = game["moves"][0]["vertex"]
     click_point(d, bot_stone)
     wait(d, lambda d: play_state(d)["message"])
     assert play_state(d)["message"] == f"Illegal move {bot_stone}: occupied"
