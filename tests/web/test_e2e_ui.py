@@ -35,6 +35,7 @@ LONG_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]" + "".join(
     f";{'BW'[i % 2]}[{'abcdefghi'[(i * 4) % 9]}{'abcdefghi'[(i * 4) // 9 % 9]}]" for i in range(40)
 ) + ")"
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
+DATA = Path(__file__).parent / "data"
 SHORT_SGF = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]PB[alice]PW[bob];B[ee];W[gc];B[cg];W[gg];B[cc];W[ec])"
 
 
@@ -364,15 +365,22 @@ def test_stepping_shows_top_moves_and_ownership_and_cancels_old_analyses(
     listed = [int(e.get_attribute("data-n")) for e in d.find_elements(By.CSS_SELECTOR, "#mistakes .mistake-link")]
     assert marked and sorted(listed) == marked
     assert "100 playouts a position" in d.find_element(By.ID, "graph-note").text
-    if screenshot_dir is not None:
-        d.find_element(By.CSS_SELECTOR, f'#mistakes .mistake-link[data-n="{listed[0]}"]').click()
-        wait(d, lambda d: d.find_element(By.ID, "review").get_attribute("data-analyzed") == str(listed[0]), timeout=60)
-        d.save_screenshot(str(screenshot_dir / "review.png"))
     d.find_element(By.CSS_SELECTOR, f'#mistakes .mistake-link[data-n="{listed[-1]}"]').click()
     wait(d, lambda d: n_of(d) == listed[-1], what="a click on a mistake")
     assert rid
     d.find_element(By.ID, "analyze-live").click()  # off: stops the running analysis
     assert not js_errors(d)
+    if screenshot_dir is not None:  # a real game (GNU Go against fuseki's MCTS), at its biggest mistake
+        d.find_element(By.ID, "analyze-live").click()
+        load_sgf(d, (DATA / "gnugo_vs_fuseki_9x9.sgf").read_text())
+        set_value(d, "graph-playouts", "300")
+        d.find_element(By.ID, "btn-graph").click()
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#mistakes .mistake-link"), timeout=120)
+        first = d.find_element(By.CSS_SELECTOR, "#mistakes .mistake-link").get_attribute("data-n")
+        d.find_element(By.CSS_SELECTOR, "#mistakes .mistake-link").click()
+        wait(d, lambda d: d.find_element(By.ID, "review").get_attribute("data-analyzed") == first, timeout=60)
+        d.execute_script("window.scrollTo(0, 0)")
+        d.save_screenshot(str(screenshot_dir / "review.png"))
 
 
 # ---- 4. the phone layout ----------------------------------------------------------------

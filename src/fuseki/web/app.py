@@ -37,6 +37,8 @@ from fuseki.web.store import Store, default_db_path
 __all__ = ["MAX_UPLOAD", "STATIC_DIR", "Workers", "create_app"]
 
 STATIC_DIR = Path(__file__).parent / "static"
+#: How much lower the analysis workers' priority is than the bots' (process niceness).
+ANALYSIS_NICE = 10
 
 
 def create_app(
@@ -51,11 +53,13 @@ def create_app(
     """The fuseki web app, keeping its games in the SQLite file ``db_path``.
 
     ``workers`` run the bots' moves, ``analysis_workers`` the analyses (a pool
-    of their own, so an analysis never holds up a bot's reply).
+    of their own, so an analysis never holds up a bot's reply; its processes
+    run at a lower priority, :data:`ANALYSIS_NICE`, so that on a busy machine
+    the bots' moves get the CPU first).
     """
     store = Store(db_path if db_path is not None else default_db_path(), max_games=max_games)
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
-    srv = Server(store, Workers(workers, executor), static, Workers(analysis_workers, executor))
+    srv = Server(store, Workers(workers, executor), static, Workers(analysis_workers, executor, nice=ANALYSIS_NICE))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

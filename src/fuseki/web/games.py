@@ -603,7 +603,16 @@ def bot_move(settings_data: dict[str, Any], moves: list[str]) -> str:
     return agent.select_move(state).gtp(settings.size)
 
 
-def warm_up() -> None:
-    """Compile (or load from Numba's cache) the kernels a worker needs, before the first request."""
+def warm_up(nice: int = 0) -> None:
+    """Compile (or load from Numba's cache) the kernels a worker needs, before the first request.
+
+    ``nice`` lowers the worker process's priority first (the analysis pool's
+    workers: on a busy machine the operating system then serves the bots'
+    moves before the analyses).
+    """
+    if nice:
+        import os
+
+        os.nice(nice)
     s = Settings(size=5, komi=0.5)
     bot_move(s.to_dict(), ["C3"])

@@ -58,13 +58,15 @@ class Workers:
     replaced and the request gets a 503; the next one works again.
     """
 
-    def __init__(self, n: int = 2, kind: str = "process") -> None:
+    def __init__(self, n: int = 2, kind: str = "process", nice: int = 0) -> None:
         if n < 1:
             raise InputError(f"workers must be at least 1, got {n}")
         if kind not in ("process", "thread"):
             raise InputError(f"executor must be 'process' or 'thread', got {kind!r}")
         self.n = n
         self.kind = kind
+        #: Added to the worker processes' niceness: the analysis pool's workers yield the CPU to the bots'.
+        self.nice = nice
         self._pool: concurrent.futures.Executor | None = None
         self.closed = False
 
@@ -74,7 +76,8 @@ class Workers:
         if self._pool is None:
             if self.kind == "process":
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self.n, mp_context=multiprocessing.get_context("spawn"), initializer=games.warm_up
+                    self.n, mp_context=multiprocessing.get_context("spawn"), initializer=games.warm_up,
+                    initargs=(self.nice,),
                 )
             else:
                 self._pool = concurrent.futures.ThreadPoolExecutor(self.n, thread_name_prefix="fuseki-web")
