@@ -161,3 +161,12 @@ def test_dead_stones_are_removed_and_counted_as_prisoners_under_territory_rules(
     c = count(s, dead)
     plain = s.score(dead=dead)
     assert (c.black, c.white) == (plain.black, plain.white)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from fuseki.go import borders
+
+    failures, _ = doctest.testmod(borders)
+    assert failures == 0

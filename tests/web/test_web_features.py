@@ -182,3 +182,12 @@ def test_the_page_has_an_icon(client: TestClient) -> None:
     r = client.get("/favicon.ico")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml") and b"<svg" in r.content
     assert b'rel="icon"' in client.get("/").content
+
+
+@pytest.mark.parametrize("name", ["clock", "games", "analysis", "models", "store"])
+def test_doctests(name: str) -> None:
+    import doctest
+    import importlib
+
+    failures, _ = doctest.testmod(importlib.import_module(f"fuseki.web.{name}"))
+    assert failures == 0
