@@ -121,3 +121,47 @@ def test_bad_options() -> None:
         Terminating(Fixed(Move.pass_turn()), resign_below=1.5)
     with pytest.raises(ValueError):
         Terminating(Fixed(Move.pass_turn()), playouts=0)
+
+
+def early_pass() -> GameState:
+    """9x9, Black E5, White C3, Black passes: White wins by komi if it passes back, on a board nobody has played out."""
+    s = GameState.new(9, RULES)
+    for v in ("E5", "C3", "pass"):
+        s = s.play(Move.from_gtp(v, 9))
+    return s
+
+
+def test_settled_only_passes_back_on_a_settled_board() -> None:
+    bot = Terminating(Fixed(Move.play(Point(0, 0))), resign_below=None, playouts=100, seed=0, settled_only=True)
+    assert bot.select_move(after_pass(Color.BLACK)).is_pass
+
+
+def test_settled_only_plays_on_after_an_early_pass() -> None:
+    plain = Terminating(Fixed(Move.play(Point(0, 0))), resign_below=None, playouts=100, seed=0)
+    assert plain.select_move(early_pass()).is_pass  # ahead by komi: the plain rule passes
+    bot = Terminating(Fixed(Move.play(Point(0, 0))), resign_below=None, playouts=100, seed=0, settled_only=True)
+    assert bot.select_move(early_pass()) == Move.play(Point(0, 0))
+
+
+class Searcher(Fixed):
+    """A self-terminating agent (as MCTS is) that passes, with a second choice to offer."""
+
+    self_terminating = True
+
+    def best_non_pass(self, state: GameState) -> Move:
+        return Move.play(Point(0, 0))
+
+
+def test_settled_only_overrules_a_searching_agent_that_passes() -> None:
+    bot = Terminating(Searcher(Move.pass_turn()), resign_below=None, playouts=100, seed=0, settled_only=True)
+    assert bot.select_move(early_pass()) == Move.play(Point(0, 0))
+    assert bot.select_move(after_pass(Color.BLACK)).is_pass  # settled: its pass stands
+
+
+def test_mcts_offers_its_best_move_other_than_a_pass() -> None:
+    state = early_pass()
+    mcts = make_agent("mcts", playouts=300, seed=1)
+    mcts.select_move(state)
+    move = mcts.best_non_pass(state)
+    assert move.is_play and state.is_legal(move)
+    assert mcts.last_info.children[0].move != 81 and mcts.last_info.children[0].visits > 0

@@ -2,7 +2,8 @@
 
 ``live_server`` runs ``fuseki.web.app.create_app`` under uvicorn in a
 background thread on 127.0.0.1 (a free port, a temporary SQLite file) and
-yields its base URL. ``browser`` is one headless Debian Chromium driven by
+yields its base URL (a ``str`` whose ``app`` attribute is the app, so that a
+test can store a prepared game or read the server's counters). ``browser`` is one headless Debian Chromium driven by
 Selenium (``chromium`` and ``chromium-driver``); tests that use it are
 skipped with the reason when either is missing.
 """
@@ -46,6 +47,12 @@ def server_missing() -> str | None:
     return None
 
 
+class LiveURL(str):
+    """The live server's base URL; ``.app`` is its FastAPI app."""
+
+    app: object = None
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -78,8 +85,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if not thread.is_alive() or time.monotonic() > deadline:
             pytest.fail("the web server did not start")
         time.sleep(0.05)
+    url = LiveURL(f"http://127.0.0.1:{port}")
+    url.app = app
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield url
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -109,7 +118,7 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def screenshot_dir() -> Path | None:
-    """docs/web when FUSEKI_SCREENSHOTS=1 (the tests then save play.png and review.png), else None."""
+    """docs/web when FUSEKI_SCREENSHOTS=1 (the tests then save their screenshots there), else None."""
     if os.environ.get("FUSEKI_SCREENSHOTS") != "1":
         return None
     out = Path(__file__).resolve().parents[2] / "docs" / "web"

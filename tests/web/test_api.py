@@ -50,6 +50,11 @@ def play_out(client: TestClient, game: dict, rng: random.Random, pass_after: int
     for _ in range(400):
         if game["over"]:
             return game
+        if game["status"] == "scoring":  # two passes: accept the proposed count
+            r = client.post(f"/api/games/{gid}/accept")
+            assert r.status_code == 200, r.text
+            game = r.json()
+            continue
         assert game["status"] == "your_turn"
         if len(game["moves"]) >= pass_after:
             r = client.post(f"/api/games/{gid}/pass")
@@ -84,7 +89,9 @@ def test_whole_game_against_random_in_worker_processes(db: Path) -> None:
             assert game["score"] is None
         else:
             score = game["score"]
-            assert set(score) == {"black", "white", "dead", "territory", "dead_stones"}
+            assert set(score) == {"black", "white", "result", "dead", "territory", "dead_stones", "estimate",
+                                  "uncertain", "dame", "open", "note", "accepted"}
+            assert score["accepted"] and score["result"] == result
             margin = score["black"] - score["white"]
             assert result == ("B" if margin > 0 else "W") + f"+{abs(margin):g}"
             assert all(re.fullmatch(r"[A-HJ][1-9]", v) for v in score["dead"] + score["territory"]["black"])
@@ -94,14 +101,78 @@ def test_whole_game_against_random_in_worker_processes(db: Path) -> None:
         assert healthy(client)
 
 
-def test_score_after_two_passes(client: TestClient) -> None:
-    game = new_game(client, size=5, komi=7.5)
-    game = client.post(f"/api/games/{game['id']}/pass").json()  # the bot passes back: it wins by komi
-    assert [m["vertex"] for m in game["moves"]] == ["pass", "pass"]
-    assert game["over"] and game["result"] == "W+7.5" and game["status"] == "over"
-    assert game["score"] == {
-        "black": 0.0, "white": 7.5, "dead": [], "territory": {"black": [], "white": []}, "dead_stones": "playouts"
-    }
+def test_an_early_pass_does_not_end_the_game(client: TestClient) -> None:
+    game = new_game(client, size=9, komi=7.5)
+    game = client.post(f"/api/games/{game['id']}/moves", json={"vertex": "E5"}).json()
+    game = client.post(f"/api/games/{game['id']}/pass").json()
+    # White would win by komi if it passed back, but the board is not settled: the bot plays on.
+    assert game["status"] == "your_turn" and not game["over"] and game["result"] is None
+    assert [m["vertex"] for m in game["moves"]][2] == "pass" and game["moves"][3]["vertex"] != "pass"
+    empty = client.post(f"/api/games/{new_game(client, size=5)['id']}/pass").json()
+    assert empty["status"] == "your_turn" and len(empty["moves"]) == 2 and empty["moves"][1]["vertex"] != "pass"
+
+
+#: A 7x7 game where both walls are alive, with a dead White stone (B3) in Black's area and a dead
+#: Black stone (F3) in White's. Black is the human (who passed first); the last move is the bot's pass.
+WALLS = ["pass", "E7", "C7", "E6", "C6", "E5", "C5", "E4", "C4", "E3", "C3", "E2", "C2", "E1", "C1", "B3", "F3",
+         "pass"]
+
+
+def walls_game(client: TestClient) -> dict:
+    store = client.app.state.store  # type: ignore[attr-defined]
+    settings = {"size": 7, "komi": 7.5, "handicap": 0, "rules": "chinese", "human": "black", "bot": "random",
+                "bot_options": {}}
+    gid = store.create_game(settings, WALLS)
+    game = client.get(f"/api/games/{gid}").json()
+    assert game["status"] == "your_turn" and game["last_move"] == "pass"
+    return game
+
+
+def test_two_passes_open_the_scoring_phase_and_a_click_changes_the_count(client: TestClient) -> None:
+    game = walls_game(client)
+    gid = game["id"]
+    game = client.post(f"/api/games/{gid}/pass", json={"revision": game["revision"]}).json()
+    assert game["status"] == "scoring" and not game["over"] and game["result"] is None
+    score = game["score"]
+    assert sorted(score["estimate"]) == sorted(score["dead"]) == ["B3", "F3"]
+    assert score["dame"] == [f"D{r}" for r in range(7, 0, -1)] and score["open"] == [] and score["note"] == ""
+    # Black: 7 stones and 14 points (B3's among them); White the same and komi 7.5.
+    assert (score["black"], score["white"], score["result"]) == (21.0, 28.5, "W+7.5")
+    assert "B3" in score["territory"]["black"] and "F3" in score["territory"]["white"]
+    # Black's F3 marked alive: it stands in White's area, which is open around it now.
+    alive = client.post(f"/api/games/{gid}/dead", json={"vertex": "F3", "revision": game["revision"]}).json()
+    assert alive["status"] == "scoring" and alive["score"]["dead"] == ["B3"]
+    assert alive["score"]["black"] > score["black"] and alive["score"]["white"] < score["white"]
+    assert alive["score"]["open"] and "The border is open" in alive["score"]["note"]
+    # Marked dead again: the first count comes back.
+    again = client.post(f"/api/games/{gid}/dead", json={"vertex": "f3"}).json()
+    assert again["score"]["result"] == "W+7.5" and sorted(again["score"]["dead"]) == ["B3", "F3"]
+    for vertex, status in (("D4", 409), ("Z9", 422), ("pass", 422)):
+        r = client.post(f"/api/games/{gid}/dead", json={"vertex": vertex})
+        assert r.status_code == status, (vertex, r.text)
+    r = client.post(f"/api/games/{gid}/dead", json={"vertex": "D4"})
+    assert "no stone at D4" in r.json()["detail"] and r.json()["game"]["status"] == "scoring"
+    # Nothing else may happen while the game is counted.
+    for path, body in (("moves", {"vertex": "D4"}), ("resign", None)):
+        assert client.post(f"/api/games/{gid}/{path}", json=body).status_code == 409
+    # Accept: the game is over with that count; the SGF says so.
+    over = client.post(f"/api/games/{gid}/accept").json()
+    assert over["over"] and over["status"] == "over" and over["result"] == "W+7.5" and over["score"]["accepted"]
+    assert read_sgf(client.get(f"/api/games/{gid}/sgf").content).result == "W+7.5"
+    assert client.post(f"/api/games/{gid}/dead", json={"vertex": "F3"}).status_code == 409
+    assert client.post(f"/api/games/{gid}/resume").status_code == 409
+
+
+def test_resume_takes_the_passes_back(client: TestClient) -> None:
+    game = walls_game(client)
+    gid = game["id"]
+    game = client.post(f"/api/games/{gid}/pass").json()
+    assert game["status"] == "scoring"
+    back = client.post(f"/api/games/{gid}/resume").json()
+    assert back["status"] == "your_turn" and back["score"] is None and back["result"] is None
+    # The passes are taken back; the bot passed first, so it is to move again, and it has moved.
+    assert [m["vertex"] for m in back["moves"]][:-1] == WALLS[:-1] and back["moves"][-1]["color"] == "white"
+    assert client.post(f"/api/games/{gid}/accept").status_code == 409
 
 
 def test_game_json_shape_and_human_white(client: TestClient) -> None:
@@ -111,9 +182,21 @@ def test_game_json_shape_and_human_white(client: TestClient) -> None:
     assert len(game["board"]) == 13 and all(len(row) == 13 for row in game["board"])
     assert sum(row.count("X") for row in game["board"]) == 1
     expected = {"id", "size", "komi", "rules", "handicap", "human", "bot", "bot_options", "dead_stones", "to_move",
-                "board", "moves", "last_move", "captures", "over", "result", "score", "status"}
+                "board", "moves", "last_move", "captures", "over", "result", "score", "status", "clock",
+                "can_undo", "revision"}
     assert set(game) == expected
     assert (game["rules"], game["komi"], game["human"], game["captures"]) == ("japanese", 6.5, "white", {"black": 0, "white": 0})
+    assert game["clock"] is None and game["can_undo"] is False  # the bot's first move is not the human's to undo
+
+
+def test_komi_follows_the_rules_and_the_handicap_unless_given(client: TestClient) -> None:
+    assert new_game(client, rules="japanese")["komi"] == 6.5
+    assert new_game(client, rules="chinese")["komi"] == 7.5
+    assert new_game(client, handicap=3)["komi"] == 0.5
+    assert new_game(client, rules="japanese", komi=5.5)["komi"] == 5.5
+    assert new_game(client, handicap=3, komi=7.5)["komi"] == 7.5
+    bots = client.get("/api/bots").json()
+    assert bots["komi"]["japanese"] == 6.5 and bots["handicap_komi"] == 0.5
 
 
 def test_handicap_game_starts_with_the_bot(client: TestClient) -> None:
@@ -145,7 +228,7 @@ def test_illegal_move_is_refused_with_the_reason(client: TestClient) -> None:
     gid = game["id"]
     game = client.post(f"/api/games/{gid}/moves", json={"vertex": "D4"}).json()
     r = client.post(f"/api/games/{gid}/moves", json={"vertex": "d4"})
-    assert r.status_code == 409 and r.json() == {"detail": "illegal move D4: occupied"}
+    assert r.status_code == 409 and r.json() == {"detail": "illegal move D4: occupied", "game": game}
     for bad in ("Z99", "I5", "", 42):
         r = client.post(f"/api/games/{gid}/moves", json={"vertex": bad})
         assert r.status_code == 422, (bad, r.text)
@@ -166,6 +249,30 @@ def test_game_over_and_resign(client: TestClient) -> None:
     # Undo takes the resignation back.
     game = client.post(f"/api/games/{gid}/undo").json()
     assert not game["over"] and game["status"] == "your_turn"
+
+
+def test_the_last_move_stays_marked_after_a_resignation(client: TestClient) -> None:
+    gid = new_game(client)["id"]
+    game = client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"}).json()
+    bot = game["last_move"]
+    over = client.post(f"/api/games/{gid}/resign").json()
+    assert over["result"] == "W+R" and over["last_move"] == bot
+
+
+def test_a_stale_window_is_refused_and_shown_the_game(client: TestClient) -> None:
+    first = new_game(client)
+    gid = first["id"]
+    # "Window A" plays; "window B" still shows the first state of the game.
+    played = client.post(f"/api/games/{gid}/moves", json={"vertex": "E5", "revision": first["revision"]}).json()
+    assert played["revision"] > first["revision"]
+    for path, body in (("moves", {"vertex": "C3"}), ("undo", {}), ("pass", {}), ("resign", {})):
+        r = client.post(f"/api/games/{gid}/{path}", json={**body, "revision": first["revision"]})
+        assert r.status_code == 409 and "changed in another window" in r.json()["detail"], (path, r.text)
+        assert r.json()["game"] == played
+    # Undo from the stale window took nothing back.
+    assert client.get(f"/api/games/{gid}").json() == played
+    r = client.post(f"/api/games/{gid}/moves", json={"vertex": "E5", "revision": True})
+    assert r.status_code == 422
 
 
 def test_undo_takes_back_the_human_move_and_the_reply(client: TestClient) -> None:
@@ -352,8 +459,18 @@ def test_winrate_graph(client: TestClient) -> None:
     rid = client.post("/api/reviews", json={"sgf": SHORT_SGF}).json()["id"]
     r = client.post(f"/api/reviews/{rid}/winrates", json={"playouts": 100})
     assert r.status_code == 200, r.text
-    rates = r.json()["winrates"]
+    out = r.json()
+    rates = out["winrates"]
     assert len(rates) == 5 and all(0.0 <= w <= 1.0 for w in rates)
+    assert out["playouts"] == out["requested_playouts"] == 100 and out["capped"] is False
+    for m in out["mistakes"]:
+        before, after = rates[m["n"] - 1], rates[m["n"]]
+        assert m["drop"] == pytest.approx(before - after if m["color"] == "black" else after - before, abs=1e-3)
+    # A long game's graph is capped: the reply says so.
+    moves = "".join(f";{'BW'[i % 2]}[{'abcdefghi'[i % 9]}{'abcdefghi'[i // 9]}]" for i in range(30))
+    long = client.post("/api/reviews", json={"sgf": f"(;GM[1]SZ[19]KM[7.5]{moves})"}).json()["id"]
+    capped = client.post(f"/api/reviews/{long}/winrates", json={"playouts": 5000}).json()
+    assert capped["capped"] is True and capped["playouts"] == 100_000 // 31 < 5000
     assert client.post(f"/api/reviews/{rid}/winrates", json={"playouts": 10**9}).status_code == 422
 
 

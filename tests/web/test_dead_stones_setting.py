@@ -42,27 +42,20 @@ def spy(dead_stones_spy: Callable[..., list[object]]) -> list[object]:
 
 
 def one_stone_game(client: TestClient, **settings: object) -> dict:
-    """A 5x5 game: the bot (Black) plays one stone, the human passes, the bot passes back (it is ahead).
+    """A 5x5 game where the bot (Black) played C3 and both sides passed, stored as it would be; its count accepted.
 
-    Only a stone off the edge (B2-D4) is used: a random edge or corner stone
-    can be judged dead by the bot's own playout estimate, and then it plays
-    on instead of passing. The web bot's seed does not fix its first move (a
-    worker's agent keeps its RNG from game to game), so new games are
-    started until one has such a stone.
+    Reading it opens the scoring phase with the game's estimate (the count of
+    two passes stored without one is made on the first read).
     """
-    body = {"size": 5, "komi": 7.5, "human": "white", "bot": "random", **settings}
-    for _ in range(200):
-        r = client.post("/api/games", json=body)
-        assert r.status_code == 201, r.text
-        game = r.json()
-        assert len(game["moves"]) == 1 and game["status"] == "your_turn"
-        vertex = game["moves"][0]["vertex"]
-        if vertex[0] in "BCD" and vertex[1:] in ("2", "3", "4"):
-            break
-    else:
-        raise AssertionError("the random bot never played off the edge in 200 games")
-    game = client.post(f"/api/games/{game['id']}/pass").json()
-    assert game["over"] and [m["vertex"] for m in game["moves"]][1:] == ["pass", "pass"], game["moves"]
+    body = {"size": 5, "komi": 7.5, "handicap": 0, "rules": "chinese", "human": "white", "bot": "random",
+            "bot_options": {}, **settings}
+    store = client.app.state.store  # type: ignore[attr-defined]
+    gid = store.create_game(body, ["C3", "pass", "pass"])
+    game = client.get(f"/api/games/{gid}").json()
+    assert game["status"] == "scoring" and not game["over"] and game["result"] is None, game
+    assert game["score"]["estimate"] == game["score"]["dead"]
+    game = client.post(f"/api/games/{gid}/accept").json()
+    assert game["over"] and game["status"] == "over" and game["score"]["accepted"]
     return game
 
 

@@ -5,7 +5,8 @@ the final score, download the SGF and load it back in Review, step through it
 with the arrow keys, and ask for an analysis and a win-rate graph. Skipped with
 the reason when Chromium, chromedriver or selenium is missing.
 
-``FUSEKI_SCREENSHOTS=1`` also saves docs/web/play.png and docs/web/review.png.
+The issue-22 features (scoring phase, game list, analysis while reviewing,
+the phone layout, two windows) are tested in test_e2e_ui.py.
 """
 
 from __future__ import annotations
@@ -213,6 +214,8 @@ def _play_random_game(d: Any, live_server: str, seed: int) -> tuple[str, bool]:
     d.find_element(By.CSS_SELECTOR, "#opt-bot option[value=random]").click()
     d.find_element(By.CSS_SELECTOR, "#opt-color option[value=black]").click()
     d.find_element(By.CSS_SELECTOR, "#opt-dead-stones option[value=network]").click()
+    if not d.find_element(By.ID, "new-game-box").get_attribute("open"):
+        d.find_element(By.CSS_SELECTOR, "#new-game-box summary").click()
     d.find_element(By.ID, "btn-new").click()
     wait(d, lambda d: section_state(d)["status"] == "your_turn", what="a new game")
     state = section_state(d)
@@ -226,10 +229,15 @@ def _play_random_game(d: Any, live_server: str, seed: int) -> tuple[str, bool]:
     refused: set[str] = set()
     illegal_checked = False
     clicks = 0
-    for _ in range(160):  # a cap on the number of clicks
+    for _ in range(200):  # a cap on the number of clicks
         game = get_json(f"{live_server}/api/games/{gid}")
         if game["over"]:
             break
+        if game["status"] == "scoring":  # two passes: accept the proposed count
+            wait(d, lambda d: d.find_element(By.ID, "scoring").is_displayed(), what="the scoring phase")
+            d.find_element(By.ID, "btn-accept").click()
+            wait(d, lambda d: section_state(d)["status"] == "over", what="the accepted count")
+            continue
         assert game["status"] == "your_turn", game["status"]
         me = "X" if game["human"] == "black" else "O"
         if not illegal_checked and game["last_move"] not in (None, "pass"):
@@ -262,9 +270,7 @@ def _play_random_game(d: Any, live_server: str, seed: int) -> tuple[str, bool]:
     return gid, illegal_checked
 
 
-def test_play_a_whole_game_then_review_it(
-    live_server: str, browser: Any, tmp_path: Path, screenshot_dir: Path | None
-) -> None:
+def test_play_a_whole_game_then_review_it(live_server: str, browser: Any, tmp_path: Path) -> None:
     d = browser
     # The random bot is wrapped in the resign-when-hopeless rule, so a game can end by resignation,
     # which has no count to check. Play again (new seed) until one ends by passes; rarely more than one.
@@ -285,13 +291,12 @@ def test_play_a_whole_game_then_review_it(
     assert f"Black {game['score']['black']:g}," in text and f"White {game['score']['white']:g} " in text
     assert game["score"]["dead_stones"] == "network" and "dead stones by: network" in text, text
     assert "Game over" in d.find_element(By.ID, "play-status").text
+    assert not d.find_element(By.ID, "scoring").is_displayed()
     dead = {e.get_attribute("data-vertex") for e in d.find_elements(By.CSS_SELECTOR, "#play-board .dead")}
     assert dead == set(game["score"]["dead"])
     territory = d.find_elements(By.CSS_SELECTOR, "#play-board .territory")
     assert len(territory) == len(game["score"]["territory"]["black"]) + len(game["score"]["territory"]["white"])
     assert d.find_element(By.ID, "btn-pass").get_attribute("disabled")
-    if screenshot_dir is not None:
-        d.save_screenshot(str(screenshot_dir / "play.png"))
 
     # Download the SGF through the page's link.
     link = d.find_element(By.ID, "play-sgf")
@@ -326,9 +331,7 @@ def test_play_a_whole_game_then_review_it(
 # ---- review ------------------------------------------------------------------------
 
 
-def test_review_pasted_sgf_keys_analysis_and_graph(
-    live_server: str, browser: Any, screenshot_dir: Path | None
-) -> None:
+def test_review_pasted_sgf_keys_analysis_and_graph(live_server: str, browser: Any) -> None:
     d = browser
     open_page(d, live_server, "review")
     d.find_element(By.ID, "btn-load").click()  # nothing chosen: a message, no request
@@ -402,12 +405,6 @@ def test_review_pasted_sgf_keys_analysis_and_graph(
     assert 1 < len(dots) <= MOVES_PLAYED_BY_SGF + 1
     path = d.find_element(By.CSS_SELECTOR, "#winrate-graph .winrate-line").get_attribute("d")
     assert path.startswith("M")
-    if screenshot_dir is not None:
-        body.send_keys(Keys.ARROW_RIGHT)
-        wait(d, lambda d: n_of(d) == 7)
-        d.find_element(By.ID, "btn-analyze").click()
-        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#review-board .analysis"), timeout=30)
-        d.save_screenshot(str(screenshot_dir / "review.png"))
     last_dot = [e for e in dots if e.get_attribute("data-n") == str(MOVES_PLAYED_BY_SGF)]
     if last_dot:
         last_dot[0].click()
@@ -426,7 +423,7 @@ def get_json_board(base: str, driver: Any, n: int) -> list[str]:
 def test_page_serves_its_files(live_server: str) -> None:
     page, headers = get_bytes(live_server + "/")
     assert b'<script type="module" src="/static/app.js">' in page
-    for name in ("app.js", "board.js", "review.js", "api.js", "style.css"):
+    for name in ("app.js", "board.js", "review.js", "games.js", "sound.js", "api.js", "style.css"):
         body, _ = get_bytes(f"{live_server}/static/{name}")
         assert len(body) > 500, name
 
@@ -434,6 +431,8 @@ def test_page_serves_its_files(live_server: str) -> None:
 def test_play_as_white_undo_and_resign(live_server: str, browser: Any) -> None:
     d = browser
     open_page(d, live_server)
+    if not d.find_element(By.ID, "new-game-box").get_attribute("open"):
+        d.find_element(By.CSS_SELECTOR, "#new-game-box summary").click()
     size = d.find_element(By.ID, "opt-size")
     size.clear()
     size.send_keys("7")

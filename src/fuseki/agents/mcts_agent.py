@@ -108,6 +108,25 @@ class MCTSAgent:
             return Move.pass_turn()
         return Move.play(Point(info.move // n, info.move % n))
 
+    def best_non_pass(self, state: Any) -> Any:
+        """The best move other than a pass: a search of ``state`` with the pass kept out (``None`` if no point is legal).
+
+        What a wrapper plays when it overrules this agent's pass
+        (:class:`fuseki.agents.termination.Terminating` with ``settled_only``):
+        after an early pass the tree puts every visit on passing back (it wins
+        by komi), so the answer comes from a second search of the same budget.
+        """
+        from fuseki.go.state import Move, Point
+
+        n = state.size
+        if not any(int(p) != n * n for p in state.legal_points()):
+            return None
+        info = self.engine.search(state, playouts=self.playouts, seconds=self.seconds, allow_pass=False)
+        self.last_info = info
+        if info.move == n * n:
+            return None
+        return Move.play(Point(info.move // n, info.move % n))
+
     def _pass_is_safe(self, state: Any, info: SearchInfo) -> bool:
         """The board is settled and the player to move wins it as it stands.
 

@@ -16,6 +16,14 @@ real opponent expects:
   been played, it resigns. ``resign_below=None`` never resigns.
 - Otherwise the wrapped agent chooses.
 
+With ``settled_only=True`` (the web UI's bots) it passes back only on a
+settled board as well (:func:`fuseki.go.borders.settled`: no open border, no
+string whose fate the playouts leave open). One early pass on an almost empty
+board then does not end the game at White's komi: the bot plays on. An agent
+that passes by its own search (MCTS) is overruled the same way: on an
+unsettled board its best move other than a pass is played instead
+(``best_non_pass``), when it offers one.
+
 Random playouts are a crude judge of a middle game, so keep ``resign_below``
 low (the default 0.1) and ``min_moves`` at half the board or more.
 
@@ -29,7 +37,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fuseki.go.ownership import dead_stones, ownership_and_winrate
+from fuseki.go.borders import settled
+from fuseki.go.ownership import dead_stones, ownership, ownership_and_winrate
 from fuseki.go.state import Color, Move
 from fuseki.util.errors import InputError
 
@@ -49,7 +58,7 @@ class Terminating:
     and the win estimate), ``pass_when_ahead`` (turn off the pass-back rule),
     ``seed`` (reseeds the playout generator on every decision; ``None``, the
     default, lets it run on so that a wrapped playout-based search is not
-    disturbed).
+    disturbed), ``settled_only`` (pass back only on a settled board).
     """
 
     def __init__(
@@ -61,6 +70,7 @@ class Terminating:
         playouts: int = 100,
         pass_when_ahead: bool = True,
         seed: int | None = None,
+        settled_only: bool = False,
     ) -> None:
         if resign_below is not None and not 0.0 <= resign_below <= 1.0:
             raise InputError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
@@ -73,6 +83,7 @@ class Terminating:
         self.playouts = int(playouts)
         self.pass_when_ahead = pass_when_ahead
         self.seed = seed
+        self.settled_only = settled_only
         #: The last win estimate for the player to move (None until one was computed).
         self.last_winrate: float | None = None
 
@@ -95,8 +106,17 @@ class Terminating:
         last = state.last_move
         if last is None or not last.is_pass:
             return False
-        score = state.score(dead=dead_stones(state, playouts=self.playouts, seed=self.seed))
-        return score.winner is None or score.winner is state.next_player
+        dead = dead_stones(state, playouts=self.playouts, seed=self.seed)
+        score = state.score(dead=dead)
+        if not (score.winner is None or score.winner is state.next_player):
+            return False
+        return not self.settled_only or self.is_settled(state, dead)
+
+    def is_settled(self, state: "GameState", dead: list | None = None) -> bool:
+        """No open border and no uncertain string (:func:`fuseki.go.borders.settled`)."""
+        if dead is None:
+            dead = dead_stones(state, playouts=self.playouts, seed=self.seed)
+        return settled(state, dead, ownership(state, playouts=self.playouts, seed=self.seed))
 
     def should_resign(self, state: "GameState") -> bool:
         """The win estimate is below ``resign_below`` after ``min_moves`` moves."""
@@ -115,7 +135,20 @@ class Terminating:
                 return Move.pass_turn()
             if self.should_resign(state):
                 return Move.resign()
-        return self.agent.select_move(state)
+        move = self.agent.select_move(state)
+        if (
+            self.settled_only
+            and move.is_pass
+            and state.last_move is not None
+            and state.last_move.is_pass
+            and getattr(self.agent, "self_terminating", False)
+            and not self.is_settled(state)
+        ):
+            alternative = getattr(self.agent, "best_non_pass", None)
+            other = alternative(state) if callable(alternative) else None
+            if other is not None:
+                return other
+        return move
 
     def analyze(self, state: "GameState") -> dict[str, Any]:
         """The wrapped agent's analysis (if any) plus this wrapper's win estimate."""

@@ -27,6 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers", type=int_at_least(1), default=2, help="worker processes for bot moves and analysis (default 2)"
     )
     parser.add_argument(
+        "--analysis-workers",
+        type=int_at_least(1),
+        default=1,
+        help="worker processes for analyses, apart from the bots' (default 1)",
+    )
+    parser.add_argument(
         "--executor",
         choices=("process", "thread"),
         default="process",
@@ -60,6 +66,17 @@ def _server_class(uvicorn: Any) -> Any:
     return Server
 
 
+class _AllWorkers:
+    """Both pools, closed together when the server is told to stop."""
+
+    def __init__(self, *pools: Any) -> None:
+        self.pools = pools
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.close()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.port > 65535:
         raise UserError(f"--port must be at most 65535, got {args.port}")
@@ -80,12 +97,12 @@ def run(args: argparse.Namespace) -> int:
     sock.listen(2048)
     sock.set_inheritable(True)
     host, port = sock.getsockname()[:2]
-    app = create_app(db, args.workers, executor=args.executor)
+    app = create_app(db, args.workers, executor=args.executor, analysis_workers=args.analysis_workers)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"fuseki serve: listening on http://{shown}:{port}/ (games in {db})", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level, lifespan="on")
     server = _server_class(uvicorn)(config)
-    server.workers = app.state.workers
+    server.workers = _AllWorkers(app.state.workers, app.state.analysis_workers)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the
     # signal again; both then end here, with exit status 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)

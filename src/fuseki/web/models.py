@@ -12,6 +12,10 @@ API's messages stay the plain sentences the web page shows to its user
 >>> s = body.to_settings()
 >>> s.bot_color.name, s.rules, s.komi
 ('BLACK', 'chinese', 7.5)
+>>> GameSettingsBody.model_validate({"rules": "japanese"}).to_settings().komi   # the rule set's komi
+6.5
+>>> GameSettingsBody.model_validate({"handicap": 3}).to_settings().komi        # handicap: half a point
+0.5
 >>> parse_settings({"size": 25})
 Traceback (most recent call last):
 ...
@@ -33,6 +37,7 @@ from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_ins
 from fuseki.go.rules import PRESETS
 from fuseki.go.state import Color
 from fuseki.web import analysis
+from fuseki.web.clock import ClockError, TimeControl
 from fuseki.web.games import (
     BOT_OPTIONS,
     BOTS,
@@ -44,11 +49,14 @@ from fuseki.web.games import (
     SettingsError,
     check_playouts,
     check_seconds,
+    default_komi,
 )
 
 __all__ = [
     "FUSEKI_ERROR",
+    "ActionBody",
     "AnalyzeBody",
+    "DeadBody",
     "GameSettingsBody",
     "MoveBody",
     "ReviewBody",
@@ -94,13 +102,15 @@ class GameSettingsBody(BaseModel):
 
     size: int = 9
     rules: str = "chinese"
-    #: ``None``: the komi of ``rules``.
+    #: ``None``: the komi of ``rules``, or 0.5 with a handicap (:func:`fuseki.web.games.default_komi`).
     komi: float | None = None
     handicap: int = 0
     human: Color = Color.BLACK
     bot: str = "random"
     bot_options: dict[str, Any] = {}
     dead_stones: str = "playouts"
+    #: ``{"main": seconds, "byoyomi": seconds, "periods": n}``, or ``None``: no clock.
+    clock: TimeControl | None = None
 
     @field_validator("size", mode="before")
     @classmethod
@@ -167,11 +177,25 @@ class GameSettingsBody(BaseModel):
             raise fuseki_message(f"unknown dead_stones {value!r}; choose one of: {', '.join(DEAD_STONES)}")
         return str(value)
 
+    @field_validator("clock", mode="before")
+    @classmethod
+    def _clock(cls, value: Any) -> TimeControl | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not set(value) <= {"main", "byoyomi", "periods"}:
+            raise fuseki_message('clock must be an object {"main": seconds, "byoyomi": seconds, "periods": n}')
+        try:
+            return TimeControl(
+                value.get("main", 0.0), value.get("byoyomi", 0.0), value.get("periods", 0)  # type: ignore[arg-type]
+            )
+        except ClockError as e:
+            raise fuseki_message(str(e)) from None
+
     @model_validator(mode="after")
     def _together(self) -> GameSettingsBody:
         """The checks that need two fields: the bot's options, the policy's board size, the handicap's room."""
         if self.komi is None:
-            self.komi = PRESETS[self.rules].komi
+            self.komi = default_komi(self.rules, self.handicap)
         self.bot_options = _checked(_check_bot_options, self.bot, self.bot_options)
         if self.bot == "policy":
             _checked(_check_policy_model, self.bot_options, self.size)
@@ -183,9 +207,10 @@ class GameSettingsBody(BaseModel):
 
     def to_settings(self) -> Settings:
         """The game's :class:`~fuseki.web.games.Settings`."""
-        komi = self.komi if self.komi is not None else PRESETS[self.rules].komi
+        komi = self.komi if self.komi is not None else default_komi(self.rules, self.handicap)
         return Settings(
-            self.size, komi, self.handicap, self.rules, self.human, self.bot, dict(self.bot_options), self.dead_stones
+            self.size, komi, self.handicap, self.rules, self.human, self.bot, dict(self.bot_options), self.dead_stones,
+            self.clock,
         )
 
 
@@ -257,7 +282,26 @@ def _check_policy_model(options: dict[str, Any], size: int) -> None:
         raise SettingsError(problem)
 
 
-class MoveBody(BaseModel):
+def _revision(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fuseki_message(f"revision must be a whole number (the game's revision), got {value!r}")
+    return value
+
+
+class ActionBody(BaseModel):
+    """Pass, resign, undo, accept, resume: optionally the revision of the game the page shows."""
+
+    revision: int | None = None
+
+    @field_validator("revision", mode="before")
+    @classmethod
+    def _revision(cls, value: Any) -> int | None:
+        return _revision(value)
+
+
+class MoveBody(ActionBody):
     """``POST /api/games/{id}/moves``: ``{"vertex": "D4"}`` (or ``"pass"``); the vertex is checked by the game."""
 
     vertex: Any = None
@@ -269,29 +313,56 @@ class MoveBody(BaseModel):
         return self
 
 
+class DeadBody(MoveBody):
+    """``POST /api/games/{id}/dead``: ``{"vertex": "C3"}``, a stone of the group to mark dead or alive."""
+
+
+def _channel(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= 64 or not value.replace("-", "").replace("_", "").isalnum():
+        raise fuseki_message(f"channel must be 1 to 64 letters, digits, '-' or '_', got {value!r}")
+    return value
+
+
 class WinratesBody(BaseModel):
-    """``POST /api/reviews/{id}/winrates``: playouts a position (default 500)."""
+    """``POST /api/reviews/{id}/winrates``: playouts a position (default 500), and the page's channel."""
 
     playouts: int = 500
+    channel: str | None = None
 
     @field_validator("playouts", mode="before")
     @classmethod
     def _playouts(cls, value: Any) -> int:
         return int(_checked(check_playouts, value, analysis.MAX_PLAYOUTS_PER_POSITION))
 
+    @field_validator("channel", mode="before")
+    @classmethod
+    def _channel(cls, value: Any) -> str | None:
+        return _channel(value)
+
 
 class AnalyzeBody(BaseModel):
-    """``POST /api/analyze``: ``{"review": ID, "n": N}`` or ``{"game": ID}``, and ``seconds`` (default 1)."""
+    """``POST /api/analyze``: ``{"review": ID, "n": N}`` or ``{"game": ID}``, ``seconds`` (default 1), ``channel``.
+
+    A request on a channel cancels the analysis still running on it (the page stepped on).
+    """
 
     seconds: float = 1.0
     review: StrictStr | None = None
     n: StrictInt = 0
     game: StrictStr | None = None
+    channel: str | None = None
 
     @field_validator("seconds", mode="before")
     @classmethod
     def _seconds(cls, value: Any) -> float:
         return float(_checked(check_seconds, value))
+
+    @field_validator("channel", mode="before")
+    @classmethod
+    def _channel(cls, value: Any) -> str | None:
+        return _channel(value)
 
     @model_validator(mode="after")
     def _what(self) -> AnalyzeBody:

@@ -1,4 +1,4 @@
-"""The page and what it asks first: ``/``, ``/api/health`` and ``/api/bots`` (the choices of a new game)."""
+"""The page and what it asks first: ``/``, ``/favicon.ico``, ``/api/health`` and ``/api/bots`` (the choices of a new game)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,15 @@ async def index(srv: Annotated[Server, Depends(server)]) -> Response:
     return HTMLResponse(_PLACEHOLDER)
 
 
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon(srv: Annotated[Server, Depends(server)]) -> Response:
+    """The page's icon (an SVG stone on a board): browsers ask for ``/favicon.ico`` whatever the page says."""
+    icon = srv.static / "favicon.svg"
+    if not icon.is_file():
+        return Response(status_code=404)
+    return FileResponse(icon, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
 @router.get("/api/health")
 async def health() -> dict[str, Any]:
     return {"ok": True}
@@ -44,6 +53,9 @@ async def bots() -> dict[str, Any]:
         "bots": [{"name": b, "help": known.get(b, "")} for b in games.BOTS if b in known],
         "models": list(available_models()),
         "rules": sorted(games.PRESETS),
+        # The komi a new game gets when the player names none (0.5 with handicap stones).
+        "komi": {name: games.default_komi(name, 0) for name in sorted(games.PRESETS)},
+        "handicap_komi": games.default_komi("chinese", 2),
         "dead_stones": list(games.DEAD_STONES),
         "limits": {
             "min_size": games.MIN_SIZE,

@@ -1,8 +1,14 @@
-"""Reviews of uploaded SGF games: ``/api/reviews`` (upload, read, each position, the win-rate graph)."""
+"""Reviews of SGF games: ``/api/reviews`` (upload, read, each position, the win-rate graph).
+
+A review is an uploaded SGF (its id is random) or a web game (its id is
+``game-`` and the game's id): the game list opens a game in Review without
+uploading it.
+"""
 
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -54,7 +60,7 @@ async def new_review(request: Request, srv: Srv) -> dict[str, Any]:
     except SgfError as e:
         raise HTTPException(422, str(e)) from None
     rid = srv.store.create_review(sgf)
-    srv.remember(rid, record)
+    srv.remember(rid, record, sgf)
     return review_json(rid, record)
 
 
@@ -89,8 +95,53 @@ async def review_position(rid: str, n: int, srv: Srv) -> dict[str, Any]:
     return {"n": n, **games.position_json(state), "comment": comment}
 
 
+async def _position_winrate(
+    srv: Server, request: Request, job: Any, channel: str, sgf: bytes, n: int, playouts: int, seconds: float
+) -> float | None:
+    """One position's win rate, searched in steps of at most :data:`analysis.STEP_SECONDS`."""
+    done, spent = 0, 0.0
+    while True:
+        step = await srv.analysis.run(
+            analysis.winrate_at, channel, sgf, n, playouts - done, max(0.01, min(analysis.STEP_SECONDS, seconds - spent))
+        )
+        done += step["playouts"]
+        spent += step["seconds"]
+        if step["final"] or done >= playouts or spent >= seconds - 0.005:
+            return step["winrate"]
+        if await job.stopped(request):
+            srv.analyses.cancelled += 1
+            raise HTTPException(409, "win-rate graph cancelled: a newer request took its place")
+
+
 @router.post("/{rid}/winrates")
-async def review_winrates(rid: str, srv: Srv, body: WinratesBody | None = None) -> dict[str, Any]:
-    _, sgf = srv.record_for(rid)
-    playouts = (body or WinratesBody()).playouts
-    return await srv.pool.run(analysis.winrates, sgf, playouts)
+async def review_winrates(rid: str, request: Request, srv: Srv, body: WinratesBody | None = None) -> dict[str, Any]:
+    """Black's win rate at every position, one search a position in the analysis pool, stopped like an analysis.
+
+    The graph's channel is the page's channel with ``-graph``: a new graph
+    request cancels the one before, not the analysis of the shown position.
+    """
+    record, sgf = srv.record_for(rid)
+    body = body or WinratesBody()
+    positions = len(record.moves) + 1
+    per, seconds = analysis.winrate_budget(positions, body.playouts)
+    channel = (body.channel or "once-" + secrets.token_hex(6)) + "-graph"
+    job = srv.analyses.start(channel)
+    try:
+        out: list[float | None] = []
+        for n in range(positions):
+            if await job.stopped(request):
+                srv.analyses.cancelled += 1
+                raise HTTPException(409, "win-rate graph cancelled: a newer request took its place")
+            out.append(await _position_winrate(srv, request, job, channel, sgf, n, per, seconds))
+    finally:
+        srv.analyses.finish(job)
+    colors = [m.color.name.lower() for m in record.moves]
+    return {
+        "winrates": out,
+        "playouts": per,
+        "requested_playouts": body.playouts,
+        "capped": per < body.playouts,
+        "cap": {"per_position": analysis.MAX_PLAYOUTS_PER_POSITION, "total": analysis.MAX_TOTAL_PLAYOUTS,
+                "seconds": analysis.MAX_TOTAL_SECONDS},
+        "mistakes": analysis.mistakes(out, colors),
+    }

@@ -2,8 +2,13 @@
 
 A game row holds its settings and its moves as JSON, never a pickled
 position: loading replays the moves, so a game in progress survives a server
-restart and a rules-engine upgrade. The final score (dead stones need
-playouts) is cached in the row once the game ends.
+restart and a rules-engine upgrade. The count of a game ended by two passes
+(the estimate, and the dead stones the player marked in the scoring phase) is
+kept in the row, and so is the clock of a game with a time limit. For the game
+list the row also keeps its phase (``play``, ``scoring``, ``over``), its
+result and its number of moves; rows written before those columns existed get
+them filled in by the server on first listing (:meth:`Store.list_games` returns
+``phase=None`` for them).
 
 The store is bounded: beyond ``max_games`` games (``max_reviews`` reviews)
 the least recently updated ones are deleted.
@@ -39,6 +44,7 @@ CREATE TABLE IF NOT EXISTS games (
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS games_updated ON games(updated);
+CREATE INDEX IF NOT EXISTS games_created ON games(created);
 CREATE TABLE IF NOT EXISTS reviews (
     id TEXT PRIMARY KEY,
     sgf BLOB NOT NULL,
@@ -59,6 +65,11 @@ def default_db_path() -> Path:
         return Path("fuseki-web.sqlite")
 
 
+#: Columns added after the first release, with their SQL types: added to an older file on open.
+_ADDED_COLUMNS = {"phase": "TEXT", "result": "TEXT", "nmoves": "INTEGER", "clock": "TEXT", "rev": "INTEGER"}
+_GAME_COLUMNS = "id, settings, moves, score, created, updated, phase, result, nmoves, clock, rev"
+
+
 @dataclasses.dataclass
 class GameRow:
     id: str
@@ -67,6 +78,21 @@ class GameRow:
     score: dict[str, Any] | None
     created: float
     updated: float
+    #: ``play``, ``scoring`` or ``over``; ``None`` for a row written before the column existed.
+    phase: str | None = None
+    result: str | None = None
+    nmoves: int | None = None
+    #: The clock's state (a game with a time limit), else ``None``.
+    clock: dict[str, Any] | None = None
+    #: Counts the writes to the row: a page sends the revision it shows, so a stale page is told (409).
+    rev: int = 0
+
+    @staticmethod
+    def from_sql(row: tuple[Any, ...]) -> "GameRow":
+        return GameRow(
+            row[0], json.loads(row[1]), json.loads(row[2]), json.loads(row[3]) if row[3] else None, row[4], row[5],
+            row[6], row[7], row[8], json.loads(row[9]) if row[9] else None, int(row[10] or 0),
+        )
 
 
 class Store:
@@ -82,6 +108,10 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
 
     def close(self) -> None:
         with self._lock:
@@ -93,32 +123,54 @@ class Store:
 
     # ---- games ----------------------------------------------------------
 
-    def create_game(self, settings: dict[str, Any], moves: list[str]) -> str:
+    def create_game(self, settings: dict[str, Any], moves: list[str], clock: dict[str, Any] | None = None) -> str:
         now = time.time()
         with self._lock:
             gid = self._new_id()
             self._db.execute(
-                "INSERT INTO games (id, settings, moves, score, created, updated) VALUES (?, ?, ?, NULL, ?, ?)",
-                (gid, json.dumps(settings), json.dumps(moves), now, now),
+                "INSERT INTO games (id, settings, moves, score, created, updated, phase, result, nmoves, clock, rev)"
+                " VALUES (?, ?, ?, NULL, ?, ?, 'play', NULL, ?, ?, 1)",
+                (gid, json.dumps(settings), json.dumps(moves), now, now, len(moves), _json_or_null(clock)),
             )
             self._trim("games", "updated", self.max_games)
         return gid
 
     def get_game(self, gid: str) -> GameRow | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT id, settings, moves, score, created, updated FROM games WHERE id = ?", (gid,)
-            ).fetchone()
-        if row is None:
-            return None
-        return GameRow(row[0], json.loads(row[1]), json.loads(row[2]), json.loads(row[3]) if row[3] else None, row[4], row[5])
+            row = self._db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (gid,)).fetchone()
+        return None if row is None else GameRow.from_sql(row)
 
-    def save_game(self, gid: str, moves: list[str], score: dict[str, Any] | None = None) -> None:
+    def save_game(
+        self,
+        gid: str,
+        moves: list[str],
+        score: dict[str, Any] | None = None,
+        *,
+        phase: str | None = None,
+        result: str | None = None,
+        clock: dict[str, Any] | None = None,
+    ) -> None:
+        """Write a game's moves, count, phase, result and clock in one statement (one transaction)."""
         with self._lock:
             self._db.execute(
-                "UPDATE games SET moves = ?, score = ?, updated = ? WHERE id = ?",
-                (json.dumps(moves), None if score is None else json.dumps(score), time.time(), gid),
+                "UPDATE games SET moves = ?, score = ?, updated = ?, phase = ?, result = ?, nmoves = ?, clock = ?,"
+                " rev = COALESCE(rev, 0) + 1 WHERE id = ?",
+                (json.dumps(moves), _json_or_null(score), time.time(), phase, result,
+                 sum(1 for m in moves if m != "resign"), _json_or_null(clock), gid),
             )
+
+    def set_summary(self, gid: str, phase: str, result: str | None, nmoves: int) -> None:
+        """Fill in the list columns of a row written before they existed (its ``updated`` time stays)."""
+        with self._lock:
+            self._db.execute("UPDATE games SET phase = ?, result = ?, nmoves = ? WHERE id = ?", (phase, result, nmoves, gid))
+
+    def list_games(self, limit: int = 50, offset: int = 0) -> list[GameRow]:
+        """Games, the most recently changed first."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games ORDER BY updated DESC, id LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
+        return [GameRow.from_sql(r) for r in rows]
 
     def count_games(self) -> int:
         with self._lock:
@@ -145,3 +197,7 @@ class Store:
                 f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} ORDER BY {column} ASC LIMIT ?)",
                 (count - keep,),
             )
+
+
+def _json_or_null(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)

@@ -255,8 +255,8 @@ class GoMCTS:
         self._ti[0, T.T_MOVE] = -1
         self._root_sig = sig
 
-    def _ban_root_moves(self, state: Any) -> None:
-        """Mark root children that the game's real ko rule forbids (superko), unmark the rest."""
+    def _ban_root_moves(self, state: Any, allow_pass: bool = True) -> None:
+        """Mark root children that the game's real ko rule forbids (superko), and the pass unless allowed; unmark the rest."""
         first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
         if first < 0:
             return
@@ -264,13 +264,20 @@ class GoMCTS:
         moves = self._ti[first : first + k, T.T_MOVE]
         plain = np.where(moves < 0, -1 - moves, moves)
         ok = np.isin(plain, legal)
+        if not allow_pass:
+            ok &= plain != state.size * state.size
         self._ti[first : first + k, T.T_MOVE] = np.where(ok, plain, -1 - plain)
 
     # ---- search -----------------------------------------------------------
 
-    def search(self, state: Any, *, playouts: int | None = None, seconds: float | None = None) -> SearchInfo:
+    def search(
+        self, state: Any, *, playouts: int | None = None, seconds: float | None = None, allow_pass: bool = True
+    ) -> SearchInfo:
         """Search ``state`` (a :class:`fuseki.go.GameState`) for ``playouts`` simulations or
         ``seconds`` of wall time (whichever comes first; at least one must be given).
+
+        ``allow_pass=False`` keeps the pass out of the root's choices for this search (the next
+        search allows it again): the best move other than a pass, when passing is not wanted.
         """
         if playouts is None and seconds is None:
             raise InputError("give playouts or seconds (or both)")
@@ -293,7 +300,7 @@ class GoMCTS:
             T.expand(
                 root, self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
             )
-        self._ban_root_moves(state)
+        self._ban_root_moves(state, allow_pass)
         if self.root_prior is not None and self._prior_sig != self._root_sig:
             self._add_root_prior(state)
         batch = 16

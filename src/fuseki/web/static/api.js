@@ -1,10 +1,12 @@
 // The JSON API under /api/ (see docs/web.md): one helper for every call.
 
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, data = null) {
     super(detail);
     this.status = status;
     this.detail = detail;
+    this.data = data; // the whole answer: a 409 of a game carries the game as it stands (`data.game`)
+    this.aborted = status === -1;
   }
 }
 
@@ -19,10 +21,13 @@ export function detailText(data, status) {
 
 /**
  * Call the API. `body` is sent as JSON, or as-is when it is FormData.
- * Resolves to the parsed JSON; rejects with ApiError(status, detail).
+ * Resolves to the parsed JSON; rejects with ApiError(status, detail, data).
+ * `options.signal` (an AbortSignal) cancels the request: it rejects with
+ * an ApiError whose `aborted` is true.
  */
-export async function api(method, path, body) {
+export async function api(method, path, body, options = {}) {
   const init = { method, headers: { Accept: "application/json" } };
+  if (options.signal) init.signal = options.signal;
   if (body instanceof FormData) {
     init.body = body;
   } else if (body !== undefined) {
@@ -33,10 +38,17 @@ export async function api(method, path, body) {
   try {
     resp = await fetch(path, init);
   } catch (e) {
+    if (e && e.name === "AbortError") throw new ApiError(-1, "cancelled");
     throw new ApiError(0, `cannot reach the server: ${e.message}`);
   }
   let data = null;
-  const text = await resp.text();
+  let text = "";
+  try {
+    text = await resp.text();
+  } catch (e) {
+    if (e && e.name === "AbortError") throw new ApiError(-1, "cancelled");
+    throw e;
+  }
   if (text) {
     try {
       data = JSON.parse(text);
@@ -44,8 +56,19 @@ export async function api(method, path, body) {
       data = { detail: text.slice(0, 200) };
     }
   }
-  if (!resp.ok) throw new ApiError(resp.status, detailText(data, resp.status));
+  if (!resp.ok) throw new ApiError(resp.status, detailText(data, resp.status), data);
   return data;
+}
+
+/** "illegal move E5: occupied" -> "Illegal move E5: occupied": the server's sentence as the page shows it. */
+export function sentence(text) {
+  const t = String(text || "");
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+/** plural(1, "move") -> "1 move"; plural(3, "move") -> "3 moves". */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 export function percent(x, digits = 1) {

@@ -7,10 +7,15 @@
 //                  "." empty, "X" black, "O" white
 //
 // The board draws: grid, star points, coordinates on all four sides, stones,
-// a last-move marker, a hover ghost stone, a click target per point, dead
-// stone crosses and territory squares at the end of a game, and an analysis
-// overlay (top moves as labelled circles). Every drawn piece carries a
-// `data-vertex` attribute and a class, so tests can find it.
+// a last-move marker, move numbers (optional), a hover ghost stone, a click
+// target per point (the whole cell, so that small boards on phones stay easy
+// to hit), and for the count dead-stone crosses, territory squares, dame dots,
+// open-border marks and "?" on uncertain stones. An analysis overlay shows the
+// top moves as labelled circles and an ownership heat map. Every drawn piece
+// carries a `data-vertex` attribute and a class, so tests can find it.
+//
+// With `confirm` on (phones), the first tap on a point shows a candidate
+// stone and only a second tap on it plays.
 
 export const COLUMNS = "ABCDEFGHJKLMNOPQRST";
 export const MIN_SIZE = 5;
@@ -18,8 +23,8 @@ export const MAX_SIZE = 19;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CELL = 40;
-const PAD = 58; // room for the coordinates, clear of the edge stones
-const LABEL = 20; // the coordinates' distance from the board's edge
+const PAD = 46; // room for the coordinates, clear of the edge stones
+const LABEL = 16; // the coordinates' distance from the board's edge
 
 /** Column letters for a board of `size`: columnLetters(9) === "ABCDEFGHJ". */
 export function columnLetters(size) {
@@ -126,6 +131,8 @@ export class Board {
     this.stones = [];
     this.ghostColor = null; // "black" | "white" | null: the hover stone
     this.svg = null;
+    this.confirm = false; // tap twice to play
+    this.candidate = null; // the vertex tapped once in confirm mode
   }
 
   /** Draw an empty board of `size` (grid, stars, coordinates, click targets). */
@@ -173,6 +180,7 @@ export class Board {
       }
     }
 
+    this.ownershipLayer = el("g", { class: "ownership-layer" }, svg);
     this.stoneLayer = el("g", { class: "stone-layer" }, svg);
     // Above the stones: territory squares also sit on dead stones.
     this.territoryLayer = el("g", { class: "territory-layer" }, svg);
@@ -196,8 +204,7 @@ export class Board {
         hit.addEventListener("mouseleave", () => this.hideGhost());
         hit.addEventListener("click", (ev) => {
           ev.preventDefault();
-          this.hideGhost();
-          if (this.onClick) this.onClick(v);
+          this.tap(v, c, r);
         });
       }
     }
@@ -212,16 +219,36 @@ export class Board {
     return PAD + CELL * row;
   }
 
-  showGhost(c, r) {
+  /** A click or tap on a point: play it, or in confirm mode show it first and play on the second tap. */
+  tap(v, c, r) {
+    if (this.confirm && this.ghostColor && !this.stones[r][c] && this.candidate !== v) {
+      this.candidate = v;
+      this.showGhost(c, r, true);
+      return;
+    }
+    this.candidate = null;
+    this.hideGhost();
+    if (this.onClick) this.onClick(v);
+  }
+
+  showGhost(c, r, candidate = false) {
+    if (this.candidate && !candidate) return; // keep the candidate shown while the mouse moves on
     if (!this.ghostColor || this.stones[r][c]) return;
     this.ghost.setAttribute("cx", this.x(c));
     this.ghost.setAttribute("cy", this.y(r));
-    this.ghost.setAttribute("class", `ghost ${this.ghostColor}`);
+    this.ghost.setAttribute("class", `ghost ${this.ghostColor}${candidate ? " candidate" : ""}`);
+    this.ghost.setAttribute("data-vertex", toVertex(c, r, this.size));
     this.ghost.setAttribute("visibility", "visible");
   }
 
   hideGhost() {
+    if (this.candidate) return;
     if (this.ghost) this.ghost.setAttribute("visibility", "hidden");
+  }
+
+  clearCandidate() {
+    this.candidate = null;
+    this.hideGhost();
   }
 
   setGhostColor(color) {
@@ -231,7 +258,8 @@ export class Board {
 
   /**
    * Draw a position.
-   * @param {object} pos  { board: rows, last_move, dead: [vertex], territory: {black, white} }
+   * @param {object} pos  { board: rows, last_move, dead: [vertex], territory: {black, white},
+   *                        dame: [vertex], open: [vertex], uncertain: [vertex], numbers: {vertex: n} }
    */
   render(pos) {
     const size = pos.board.length;
@@ -241,6 +269,8 @@ export class Board {
     this.markLayer.textContent = "";
     this.territoryLayer.textContent = "";
     this.clearAnalysis();
+    this.clearOwnership();
+    this.candidate = null;
     this.hideGhost();
 
     const dead = new Set((pos.dead || []).map((v) => String(v).toUpperCase()));
@@ -288,8 +318,45 @@ export class Board {
       }
     }
 
+    for (const v of pos.dame || []) {
+      const cr = safeVertex(v, size);
+      if (!cr) continue;
+      el("circle", { cx: this.x(cr[0]), cy: this.y(cr[1]), r: CELL * 0.09, class: "dame", "data-vertex": v },
+        this.territoryLayer);
+    }
+    for (const v of pos.open || []) {
+      const cr = safeVertex(v, size);
+      if (!cr) continue;
+      const s = CELL * 0.3;
+      el("rect", {
+        x: this.x(cr[0]) - s / 2, y: this.y(cr[1]) - s / 2, width: s, height: s,
+        transform: `rotate(45 ${this.x(cr[0])} ${this.y(cr[1])})`, class: "open", "data-vertex": v,
+      }, this.territoryLayer);
+    }
+    for (const v of pos.uncertain || []) {
+      const cr = safeVertex(v, size);
+      if (!cr) continue;
+      const under = this.stones[cr[1]][cr[0]];
+      const t = el("text", { x: this.x(cr[0]), y: this.y(cr[1]), class: `uncertain on-${under || "empty"}`,
+        "data-vertex": v }, this.markLayer);
+      t.textContent = "?";
+    }
+
+    const numbers = pos.numbers || {};
+    for (const [v, n] of Object.entries(numbers)) {
+      const cr = safeVertex(v, size);
+      if (!cr) continue;
+      const under = this.stones[cr[1]][cr[0]];
+      if (!under) continue;
+      const t = el("text", {
+        x: this.x(cr[0]), y: this.y(cr[1]), class: `move-number on-${under}${n >= 100 ? " small" : ""}`,
+        "data-vertex": v, "data-n": n,
+      }, this.markLayer);
+      t.textContent = String(n);
+    }
+
     const last = safeVertex(pos.last_move, size);
-    if (last) {
+    if (last && !numbers[toVertex(last[0], last[1], size)]) {
       const [c, r] = last;
       const under = this.stones[r][c];
       el("circle", {
@@ -318,6 +385,33 @@ export class Board {
 
   clearAnalysis() {
     if (this.analysisLayer) this.analysisLayer.textContent = "";
+  }
+
+  clearOwnership() {
+    if (this.ownershipLayer) this.ownershipLayer.textContent = "";
+  }
+
+  /**
+   * The ownership heat map: a square on each point, black or white, as opaque as the owner is sure
+   * (+1 Black's, -1 White's; points below 0.1 either way are left clear).
+   * @param {number[][]} own  one row per board row, top first
+   */
+  showOwnership(own) {
+    this.clearOwnership();
+    if (!own || own.length !== this.size) return;
+    const s = CELL * 0.9;
+    for (let r = 0; r < this.size; r++) {
+      for (let c = 0; c < this.size; c++) {
+        const x = own[r][c];
+        if (x == null || Math.abs(x) < 0.1) continue;
+        el("rect", {
+          x: this.x(c) - s / 2, y: this.y(r) - s / 2, width: s, height: s, rx: 3,
+          class: `own ${x > 0 ? "black" : "white"}`,
+          "fill-opacity": (0.15 + 0.55 * Math.min(1, Math.abs(x))).toFixed(2),
+          "data-vertex": toVertex(c, r, this.size), "data-own": x,
+        }, this.ownershipLayer);
+      }
+    }
   }
 
   /**
