@@ -109,7 +109,7 @@ class ChessState:
     (True, None, (0.0, 0.0), [])
     """
 
-    __slots__ = ("board", "claim_draws", "history", "parent", "_key", "_moves", "_outcome", "_reps")
+    __slots__ = ("board", "claim_draws", "history", "parent", "_actions", "_key", "_moves", "_outcome", "_reps")
 
     def __init__(self, board: chess.Board, *, history: bool = False, parent: ChessState | None = None, claim_draws: bool = False) -> None:
         #: The position. Treat as read-only: the state caches facts about it.
@@ -124,6 +124,7 @@ class ChessState:
         self._outcome: object = _NOT_COMPUTED
         self._key: Hashable | None = None
         self._reps: int | None = None
+        self._actions: np.ndarray | None = None
 
     @classmethod
     def from_fen(cls, fen: str = chess.STARTING_FEN, *, history: bool = False, claim_draws: bool = False) -> "ChessState":
@@ -304,7 +305,11 @@ class ChessGame:
         return decode_actions([int(index)], state.board)[0]
 
     def legal_actions(self, state: ChessState) -> np.ndarray:
-        return encode_moves(state.legal_moves(), state.board.turn)
+        """The actions of ``state.legal_moves()`` (kept on the state: the search and the network both ask)."""
+        if state._actions is None:
+            state._actions = encode_moves(state.legal_moves(), state.board.turn)
+            state._actions.flags.writeable = False
+        return state._actions
 
     def legal_mask(self, state: ChessState) -> np.ndarray:
         return mask_of(NUM_ACTIONS, self.legal_actions(state))

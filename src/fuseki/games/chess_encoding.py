@@ -91,17 +91,18 @@ UNDERPROMOTION_FILE_STEPS: tuple[int, ...] = (0, -1, 1)
 #: 73 move planes of 64 squares.
 NUM_ACTIONS = 73 * 64
 
-#: Pieces a pawn cannot become.
-_NO_PROMOTION = (chess.PAWN, chess.KING)
-# promotion piece type (None/0, ..., KING) -> the slot of the encoding table (0: none or a queen)
+# promotion piece type (None/0, ..., KING) -> the slot of the encoding table: 0 none or a queen, 1-3 the
+# under-promotions, 4 a pawn or a king (no pawn becomes one: the slot has no index)
 _PROMO_SLOT = np.zeros(7, dtype=np.int64)
 for _slot, _piece in enumerate(UNDERPROMOTIONS, start=1):
     _PROMO_SLOT[_piece] = _slot
+_PROMO_SLOT[chess.PAWN] = _PROMO_SLOT[chess.KING] = 4
+_SLOT_OF = [int(x) for x in _PROMO_SLOT]
 
 
 def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(index of (from, to, slot) or -1, target of each index or -1, under-promotion piece of each index or 0)."""
-    index = np.full((64, 64, 4), -1, dtype=np.int64)
+    index = np.full((64, 64, 5), -1, dtype=np.int64)
     target = np.full(NUM_ACTIONS, -1, dtype=np.int64)
     promo = np.zeros(NUM_ACTIONS, dtype=np.int64)
     steps: list[tuple[int, int, int]] = []  # (plane, rank step, file step)
@@ -127,10 +128,10 @@ def _build_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                         index[src, 56 + f, p + 1] = i
                         target[i] = 56 + f
                         promo[i] = piece
-    return index.reshape(64 * 64 * 4), target, promo
+    return index.reshape(64 * 64 * 5), target, promo
 
 
-#: ``_INDEX[(from * 64 + to) * 4 + slot]``: the action of a relative move (slot 0: no promotion or a queen), -1 for none.
+#: ``_INDEX[(from * 64 + to) * 5 + slot]``: the action of a relative move (slot 0: no promotion or a queen), -1 for none.
 _INDEX, _TARGET, _PROMO = _build_tables()
 #: Planes 64-72 need a pawn on the seventh rank; planes 0-55 promote to a queen when a pawn reaches the last rank.
 
@@ -142,9 +143,9 @@ def move_index(move: chess.Move, turn: chess.Color) -> int:
     (76, 76)
     """
     flip = 0 if turn else 56
-    code = ((move.from_square ^ flip) * 64 + (move.to_square ^ flip)) * 4 + int(_PROMO_SLOT[move.promotion or 0])
+    code = ((move.from_square ^ flip) * 64 + (move.to_square ^ flip)) * 5 + _SLOT_OF[move.promotion or 0]
     index = int(_INDEX[code])
-    if index < 0 or move.promotion in _NO_PROMOTION:
+    if index < 0:
         raise ValueError(f"{move.uci()} has no AlphaZero move index")
     return index
 
@@ -158,15 +159,15 @@ def encode_moves(moves: Sequence[chess.Move], turn: chess.Color) -> np.ndarray:
     if not moves:
         return np.empty(0, dtype=np.int64)
     flip = 0 if turn else 56
-    slot = _PROMO_SLOT
+    slot = _SLOT_OF
     codes = np.fromiter(
-        (((m.from_square ^ flip) << 8) | ((m.to_square ^ flip) << 2) | int(slot[m.promotion or 0]) for m in moves),
+        (((m.from_square ^ flip) * 64 + (m.to_square ^ flip)) * 5 + slot[m.promotion or 0] for m in moves),
         dtype=np.int64,
         count=len(moves),
     )
     out = _INDEX[codes]
-    if (out < 0).any() or any(m.promotion in _NO_PROMOTION for m in moves):
-        bad = next(m for m, i in zip(moves, out) if i < 0 or m.promotion in _NO_PROMOTION)
+    if (out < 0).any():
+        bad = next(m for m, i in zip(moves, out) if i < 0)
         raise ValueError(f"{bad.uci()} has no AlphaZero move index")
     return out
 
