@@ -47,6 +47,7 @@ from fuseki.games import make_game
 from fuseki.games.base import Game
 from fuseki.search.evaluators import NetworkEvaluator
 from fuseki.util.atomic import write_atomic, write_json_atomic
+from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
@@ -101,6 +102,9 @@ class ZeroSettings:
     gate_games: int = 20
     gate_threshold: float = 0.55
     gate_simulations: int | None = None
+    #: Start from this network file instead of a random one (a supervised warm start, e.g. chess's); its game
+    #: and size must be these settings'.
+    init: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("blocks", "window", "games", "gate_games"):
@@ -195,8 +199,11 @@ def run_zero(
             run.write({"settings": mine})
         game = make_game(settings.game, **settings.game_options)
         if not network_path(folder, 0).exists():
-            torch.manual_seed(derive_seed(settings.seed, "init"))
-            _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
+            if settings.init is not None:
+                _save(folder, 0, _initial_network(settings), settings, {"init": settings.init})
+            else:
+                torch.manual_seed(derive_seed(settings.seed, "init"))
+                _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
         state = load_state(folder)
         for g in range(state["generation"] + 1, generations + 1):
             state = _generation(folder, game, settings, g, generations, state, device, progress)
@@ -205,6 +212,25 @@ def run_zero(
             if settings.gating:
                 plot_elo(state, folder / ELO_PNG, title=f"fuseki zero: {game.name}, Elo of each candidate")
         return state
+
+
+def _initial_network(settings: ZeroSettings) -> torch.nn.Module:
+    """The ``init`` network, checked to be one these settings could have made (game, options, size)."""
+    assert settings.init is not None
+    network, _, info = load_zero_network(settings.init)
+    mine = {
+        "game": settings.game,
+        "game_options": settings.game_options,
+        "blocks": settings.blocks,
+        "channels": settings.channels,
+        "value_hidden": settings.value_hidden,
+    }
+    diffs = [f"{k}: {info.get(k)!r} there, {v!r} here" for k, v in mine.items() if info.get(k) != v]
+    if diffs:
+        raise InputError(
+            f"{settings.init} does not fit this run ({'; '.join(diffs)}); give the same game and --blocks, --channels, --value-hidden"
+        )
+    return network
 
 
 def _save(folder: Path, g: int, network: torch.nn.Module, settings: ZeroSettings, extra: dict[str, Any]) -> None:
