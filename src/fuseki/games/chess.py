@@ -14,7 +14,7 @@ Conventions:
 - The end of the game is python-chess's ``board.outcome(claim_draw=False)``:
   checkmate, stalemate, insufficient material, the 75-move rule and fivefold
   repetition end the game; draws that must be *claimed* (threefold, 50 moves)
-  do not.
+  do not, unless ``claim_draws`` (below).
 - ``key`` is python-chess's transposition key: the piece placement, the side to
   move, the castling rights and the en-passant square (only when an en-passant
   capture is actually legal). It ignores the move clocks and the history, so
@@ -35,7 +35,7 @@ counts, and fivefold repetition ends the game, without python-chess's move
 stack. A state built from a FEN has no history before it (zero planes, as
 at the start of a game).
 
-Draw claims: with ``claim_draws=True`` (the Zero runs and matches use it) a
+Draw claims: with ``claim_draws=True`` (the Zero runs and the UCI engine use it) a
 threefold repetition or 100 half-moves without a capture or pawn move end the
 game as a draw as soon as the position is on the board (python-chess's
 ``claim_draw`` would also look one move ahead); checkmate still comes first.
