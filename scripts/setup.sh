@@ -2,7 +2,7 @@
 # Install fuseki and everything it needs on a fresh machine, idempotently.
 #
 #   bash scripts/setup.sh            # the package in .venv, GNU Go, warm JIT cache
-#   bash scripts/setup.sh --test     # + test and lint tools (pytest, import-linter, ruff, mypy) and the peers
+#   bash scripts/setup.sh --test     # + test and lint tools (pytest, import-linter, ruff, mypy), the peers and Stockfish
 #   bash scripts/setup.sh --bench    # + the benchmark peers (OpenSpiel, dlgo)
 #
 # Debian packages are installed only when missing (needs root or sudo).
@@ -50,6 +50,7 @@ apt_install "gnugo:/usr/games/gnugo"
 if [ $WANT_TEST -eq 1 ]; then
     apt_install "nodejs:node" "npm:npm"  # Sabaki's GTP library drives our engine in a test
     apt_install "chromium:chromium" "chromium-driver:chromedriver"  # the web UI's browser tests
+    apt_install "stockfish:/usr/games/stockfish"  # chess: encoding tests on its games, the UCI match tests (15.1)
 fi
 
 # --- Python environment --------------------------------------------------------

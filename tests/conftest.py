@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from needs import need_gnugo, need_michi_src, need_module
+from needs import need_gnugo, need_michi_src, need_module, need_stockfish
 
 
 @pytest.fixture
@@ -18,6 +18,12 @@ def gnugo() -> str:
     CI installs GNU Go, so a skip there would hide a broken install behind a green run.
     """
     return need_gnugo()
+
+
+@pytest.fixture
+def stockfish() -> str:
+    """Path of the real Stockfish (Debian's 15.1). Missing: skip, except under CI (as ``gnugo``)."""
+    return need_stockfish()
 
 
 @pytest.fixture

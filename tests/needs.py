@@ -1,4 +1,4 @@
-"""What a test needs from outside the package (GNU Go, torch): skip here, fail under CI.
+"""What a test needs from outside the package (GNU Go, Stockfish, torch): skip here, fail under CI.
 
 A developer without GNU Go or torch still runs the rest of the suite, so a
 missing one skips. CI installs both (``scripts/setup.sh --test``), so there a
@@ -21,7 +21,7 @@ from types import ModuleType
 
 import pytest
 
-__all__ = ["MICHI_SRC", "MICHI_SRC_ENV", "find_gnugo", "need_gnugo", "need_michi_src", "need_module"]
+__all__ = ["MICHI_SRC", "MICHI_SRC_ENV", "find_gnugo", "find_stockfish", "need_gnugo", "need_michi_src", "need_module", "need_stockfish"]
 
 #: michi-c's source on the project's machines: beside the main checkout, in ``shared/peers``
 #: (the tests run from a worktree too, so the main checkout is found through git).
@@ -82,3 +82,17 @@ def need_module(name: str) -> ModuleType:
     except ImportError as e:
         _missing(f"{name} cannot be imported ({e})")
         raise  # not reached: _missing skips or fails
+
+
+def find_stockfish() -> str | None:
+    """Stockfish on PATH or where Debian puts it (``/usr/games/stockfish``)."""
+    return shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
+
+
+def need_stockfish() -> str:
+    """Path of the real Stockfish (Debian's 15.1); skip (fail under CI) when it is missing."""
+    path = find_stockfish()
+    if path is None:
+        _missing("Stockfish is not installed (Debian: apt install stockfish)")
+    assert path is not None
+    return path

@@ -84,13 +84,34 @@ def test_claimable_draws_do_not_end_the_game() -> None:
     assert ChessState.from_fen("8/8/4k3/8/8/3K4/8/4R3 w - - 150 120").is_over()
 
 
-def test_fivefold_repetition_needs_history() -> None:
+def test_fivefold_repetition_is_found_through_the_history_links() -> None:
     shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 4
-    with_history = play_all(ChessGame(history=True).initial_state(), shuffle)
+    with_stack = play_all(ChessGame(history=True).initial_state(), shuffle)
     without = play_all(ChessGame().initial_state(), shuffle)
-    assert with_history.is_over() and with_history.winner() is None
-    assert not without.is_over()  # the documented trade-off of copy(stack=False)
-    assert with_history.key == without.key == ChessGame().initial_state().key
+    for state in (with_stack, without):
+        assert state.is_over() and state.winner() is None
+        assert state.outcome().termination == chess.Termination.FIVEFOLD_REPETITION
+        assert state.repetitions() == 4
+    assert len(without.board.move_stack) == 1 and len(with_stack.board.move_stack) == 16  # copy(stack=False) keeps the last push only
+    assert without.key == ChessGame().initial_state().key
+    # one shuffle short of five: the game goes on
+    assert not play_all(ChessGame().initial_state(), shuffle[:-1]).is_over()
+
+
+def test_claim_draws_end_the_game_at_threefold_and_fifty_moves() -> None:
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 2
+    plain = play_all(ChessGame().initial_state(), shuffle)
+    claimed = play_all(ChessGame(claim_draws=True).initial_state(), shuffle)
+    assert plain.repetitions() == claimed.repetitions() == 2
+    assert not plain.is_over()
+    assert claimed.is_over() and claimed.outcome().termination == chess.Termination.THREEFOLD_REPETITION
+    assert not play_all(ChessGame(claim_draws=True).initial_state(), shuffle[:-1]).is_over()
+    fifty = "8/8/4k3/8/8/3K4/8/4R3 w - - 100 80"
+    assert not ChessState.from_fen(fifty).is_over()
+    assert ChessState.from_fen(fifty, claim_draws=True).outcome().termination == chess.Termination.FIFTY_MOVES
+    # mate on the hundredth half-move is still mate
+    mate = ChessState.from_fen("k7/8/1K6/8/8/8/8/7R w - - 99 80", claim_draws=True).play("h1h8")
+    assert mate.winner() == 0
 
 
 @pytest.mark.parametrize("move", ["e2e5", "e1g1", "a7a6"])

@@ -116,7 +116,7 @@ def test_chess_frame_is_the_movers() -> None:
     start = game.planes(white)
     after = game.planes(ChessState.from_fen(chess.STARTING_FEN.replace(" w ", " b ")))
     np.testing.assert_array_equal(start[:12], after[:12])  # the start is the same seen from either side
-    assert start[12].all() and not after[12].any()
+    assert start[112].all() and not after[112].any()  # the colour plane
     with pytest.raises(ValueError):
         game.index_to_move(white, 4672)
     with pytest.raises(ValueError):

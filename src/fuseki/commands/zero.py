@@ -78,6 +78,13 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
     net.add_argument(
         "--value-hidden", type=int_at_least(1), default=d.value_hidden, help=f"the value head's hidden units (default {d.value_hidden})"
     )
+    net.add_argument(
+        "--init",
+        default=None,
+        metavar="FILE",
+        help="start from this network instead of a random one (e.g. chess's supervised warm start, "
+        "`fuseki chess-warmstart train`); its game, blocks, channels and value head must be this run's",
+    )
     sp = p.add_argument_group("self-play")
     sp.add_argument("--games", type=int_at_least(1), default=d.games, help=f"games per generation (default {d.games})")
     sp.add_argument("--simulations", type=int_at_least(1), default=d.simulations, help=f"PUCT simulations a move (default {d.simulations})")
@@ -119,7 +126,12 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         default=d.no_resign_share,
         help=f"share of games played out to measure false resignations (default {d.no_resign_share})",
     )
-    sp.add_argument("--max-moves", type=int_at_least(1), default=None, help="stop a game as a draw after this many moves")
+    sp.add_argument(
+        "--max-moves",
+        type=int_at_least(1),
+        default=None,
+        help="stop a game as a draw after this many moves (chess: 512 plies unless given, AlphaZero's cap; other games: none)",
+    )
     sp.add_argument("--no-tree-reuse", action="store_true", help="a fresh search tree every move (default: keep the subtree played)")
     tr = p.add_argument_group("training")
     tr.add_argument(
@@ -166,6 +178,10 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         help="run the self-play workers and the learner as Ray actors: auto joins the running cluster, local starts one here, "
         "or a cluster's address (needs pip install -e '.[ray]')",
     )
+
+
+#: AlphaZero's cap on a chess self-play game (plies), from its published pseudocode; a capped game is a draw.
+CHESS_MAX_MOVES = 512
 
 
 class ZeroDefaults:
@@ -229,6 +245,12 @@ def _train(args: argparse.Namespace) -> int:
         if args.encoder not in available_encoders():
             raise UserError(f"unknown encoder {args.encoder!r}; choose {', '.join(available_encoders())}")
         options["encoder"] = args.encoder
+    max_moves = args.max_moves
+    if game == "chess":
+        # Threefold repetition and the 50-move rule end self-play games as the rules allow (docs/chess-zero.md).
+        options["claim_draws"] = True
+        if max_moves is None:
+            max_moves = CHESS_MAX_MOVES
     try:
         settings = ZeroSettings(
             game=game,
@@ -248,7 +270,7 @@ def _train(args: argparse.Namespace) -> int:
             dirichlet_alpha=args.dirichlet_alpha,
             resign_threshold=args.resign,
             no_resign_share=args.no_resign_share,
-            max_moves=args.max_moves,
+            max_moves=max_moves,
             tree_reuse=not args.no_tree_reuse,
             window=args.window,
             epochs=args.epochs,
@@ -260,6 +282,7 @@ def _train(args: argparse.Namespace) -> int:
             augment=not args.no_augment,
             gating=args.gating,
             gate_games=args.gate_games,
+            init=args.init,
         )
     except ValueError as e:
         raise UserError(str(e)) from None

@@ -14,7 +14,7 @@ Conventions:
 - The end of the game is python-chess's ``board.outcome(claim_draw=False)``:
   checkmate, stalemate, insufficient material, the 75-move rule and fivefold
   repetition end the game; draws that must be *claimed* (threefold, 50 moves)
-  do not.
+  do not, unless ``claim_draws`` (below).
 - ``key`` is python-chess's transposition key: the piece placement, the side to
   move, the castling rights and the en-passant square (only when an en-passant
   capture is actually legal). It ignores the move clocks and the history, so
@@ -22,35 +22,29 @@ Conventions:
   fivefold-repetition draw. That is the usual trade-off of a chess
   transposition table.
 
-Action encoding (:class:`ChessGame`): AlphaZero's 8 × 8 × 73 = 4,672 move
-indices, in the frame of the player to move (the board turned round, ranks
-reversed, when Black is to move, as AlphaZero does). A move from relative
-square ``s`` (``rank * 8 + file``, rank 0 the mover's back rank) has index
-``plane * 64 + s``, so the policy is a ``(73, 8, 8)`` block:
+Encoding (:class:`ChessGame`): AlphaZero's, from :mod:`fuseki.games.chess_encoding`:
+119 input planes (8 history steps of 12 piece planes and 2 repetition planes,
+colour, move count, 4 castling planes, no-progress count) and 8 × 8 × 73 =
+4,672 move indices, both in the frame of the player to move (the board
+flipped for Black). Chess has no symmetry used here (castling breaks the
+mirror), so ``symmetries`` is the identity alone.
 
-- planes 0-55, "queen moves": direction ``d`` (0 N, 1 NE, 2 E, 3 SE, 4 S,
-  5 SW, 6 W, 7 NW, seen from the mover) and distance ``k`` (1..7) give plane
-  ``d * 7 + k - 1``; every king, queen, rook, bishop and pawn move, castling
-  (the king's two-square move) and promotion to a queen are here;
-- planes 56-63, knight moves, in the order of :data:`KNIGHT_STEPS`;
-- planes 64-72, under-promotions: ``64 + 3 * piece + (df + 1)`` with piece 0
-  knight, 1 bishop, 2 rook and ``df`` the file step (-1, 0, +1).
+History: every state keeps a link to the state it was played from
+(``parent``), so the planes see the last 8 positions and the repetition
+counts, and fivefold repetition ends the game, without python-chess's move
+stack. A state built from a FEN has no history before it (zero planes, as
+at the start of a game).
 
-The planes are an interim, documented encoding of the current position only
-(the full 119 planes with history are a later issue): 19 planes of 8 × 8 in
-the same turned frame, row ``r`` being relative rank ``r``: the mover's
-pawns, knights, bishops, rooks, queens, king (0-5), the opponent's (6-11),
-ones when White is to move (12), the mover's king- and queen-side castling
-rights (13, 14), the opponent's (15, 16), the en-passant target square when
-an en-passant capture is legal (17), and the half-move clock / 100 (18).
-Chess has no symmetry used here (castling breaks the mirror), so
-``symmetries`` is the identity alone.
+Draw claims: with ``claim_draws=True`` (the Zero runs and the UCI engine use it) a
+threefold repetition or 100 half-moves without a capture or pawn move end the
+game as a draw as soon as the position is on the board (python-chess's
+``claim_draw`` would also look one move ahead); checkmate still comes first.
 
 Copy cost: ``play`` copies the board. By default the copy drops the move stack
-(``board.copy(stack=False)``), which is several times cheaper deep in a game
-but means fivefold repetition is never detected (the 75-move rule still is:
-it only needs the half-move clock). Pass ``history=True`` to keep the stack
-and detect fivefold repetition at the higher copy cost.
+(``board.copy(stack=False)``), which is several times cheaper deep in a game;
+repetitions are counted through the ``parent`` links instead. Pass
+``history=True`` to keep python-chess's stack too (for code that reads
+``board.move_stack``).
 
 >>> game = ChessGame()
 >>> state = game.initial_state()
@@ -71,23 +65,19 @@ import chess
 import numpy as np
 
 from fuseki.games.base import mask_of, returns_of
+from fuseki.games.chess_encoding import (
+    HISTORY,
+    KNIGHT_STEPS,
+    NUM_ACTIONS,
+    NUM_PLANES,
+    decode_actions,
+    encode_moves,
+    encode_planes,
+    move_index,
+)
 from fuseki.games.symmetry import Symmetry, identity_symmetry
 
-__all__ = ["ChessGame", "ChessState", "player_of", "color_of", "KNIGHT_STEPS", "NUM_ACTIONS"]
-
-#: The eight queen directions as (rank step, file step), seen from the player to move.
-QUEEN_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-#: The eight knight steps as (rank step, file step), in the order of planes 56-63.
-KNIGHT_STEPS: tuple[tuple[int, int], ...] = ((2, 1), (1, 2), (-1, 2), (-2, 1), (-2, -1), (-1, -2), (1, -2), (2, -1))
-#: Under-promotion pieces, in the order of planes 64-72.
-UNDERPROMOTIONS: tuple[int, ...] = (chess.KNIGHT, chess.BISHOP, chess.ROOK)
-#: 73 move planes of 64 squares.
-NUM_ACTIONS = 73 * 64
-NUM_PLANES = 19
-
-_QUEEN_PLANE = {(dr * k, df * k): d * 7 + k - 1 for d, (dr, df) in enumerate(QUEEN_DIRECTIONS) for k in range(1, 8)}
-_KNIGHT_PLANE = {step: 56 + i for i, step in enumerate(KNIGHT_STEPS)}
-_PLANE_STEP = {plane: step for step, plane in {**_QUEEN_PLANE, **_KNIGHT_PLANE}.items()}
+__all__ = ["ChessGame", "ChessState", "player_of", "color_of", "KNIGHT_STEPS", "NUM_ACTIONS", "NUM_PLANES"]
 
 MoveLike = Union[chess.Move, str]
 
@@ -107,35 +97,42 @@ def color_of(player: int) -> chess.Color:
 
 
 class ChessState:
-    """One chess position; immutable from the outside (``play`` returns a new state).
+    """One chess position and the game that led to it; immutable from the outside (``play`` returns a new state).
 
     Build one with :meth:`from_fen` or :meth:`ChessGame.initial_state`. The
     underlying board is available as :attr:`board` for reading (evaluation
-    functions, printing); do not push moves on it.
+    functions, printing); do not push moves on it. :attr:`parent` is the
+    state before the last move (``None`` at the start or after a FEN).
 
     >>> s = ChessState.from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")  # Black to move, stalemated
     >>> s.is_over(), s.winner(), s.returns(), s.legal_moves()
     (True, None, (0.0, 0.0), [])
     """
 
-    __slots__ = ("board", "history", "_moves", "_outcome", "_key")
+    __slots__ = ("board", "claim_draws", "history", "parent", "_actions", "_key", "_moves", "_outcome", "_reps")
 
-    def __init__(self, board: chess.Board, *, history: bool = False) -> None:
+    def __init__(self, board: chess.Board, *, history: bool = False, parent: ChessState | None = None, claim_draws: bool = False) -> None:
         #: The position. Treat as read-only: the state caches facts about it.
         self.board = board
-        #: Whether ``play`` keeps the move stack (fivefold repetition detection).
+        #: Whether ``play`` keeps python-chess's move stack too.
         self.history = history
+        #: The state this one was played from (the game's history), or None.
+        self.parent = parent
+        #: Whether threefold repetition and the 50-move rule end the game (see the module notes).
+        self.claim_draws = claim_draws
         self._moves: list[chess.Move] | None = None
         self._outcome: object = _NOT_COMPUTED
         self._key: Hashable | None = None
+        self._reps: int | None = None
+        self._actions: np.ndarray | None = None
 
     @classmethod
-    def from_fen(cls, fen: str = chess.STARTING_FEN, *, history: bool = False) -> "ChessState":
-        """The state for a FEN (a missing move-clock field defaults as in python-chess).
+    def from_fen(cls, fen: str = chess.STARTING_FEN, *, history: bool = False, claim_draws: bool = False) -> "ChessState":
+        """The state for a FEN (a missing move-clock field defaults as in python-chess), with no history before it.
 
         Raises ``ValueError`` for a malformed FEN.
         """
-        return cls(chess.Board(fen), history=history)
+        return cls(chess.Board(fen), history=history, claim_draws=claim_draws)
 
     # -- the protocol ------------------------------------------------------
 
@@ -176,10 +173,10 @@ class ChessState:
             raise chess.IllegalMoveError(f"illegal move {move.uci()} in {self.board.fen()}")
         board = self.board.copy(stack=self.history)
         board.push(move)
-        return ChessState(board, history=self.history)
+        return ChessState(board, history=self.history, parent=self, claim_draws=self.claim_draws)
 
     def is_over(self) -> bool:
-        """True after checkmate, stalemate, insufficient material, 75 moves or fivefold repetition."""
+        """True after checkmate, stalemate, insufficient material, 75 moves or fivefold repetition (and claims)."""
         return self.outcome() is not None
 
     def winner(self) -> int | None:
@@ -196,10 +193,54 @@ class ChessState:
     # -- extras ------------------------------------------------------------
 
     def outcome(self) -> chess.Outcome | None:
-        """python-chess's ``Outcome`` (``claim_draw=False``), or None while in progress."""
+        """How the game ended (python-chess's ``Outcome``), or None while it goes on.
+
+        python-chess's ``outcome(claim_draw=False)``, plus fivefold repetition
+        counted through the history links, plus, with ``claim_draws``,
+        threefold repetition and the 50-move rule.
+        """
         if self._outcome is _NOT_COMPUTED:
-            self._outcome = self.board.outcome(claim_draw=False)
+            outcome = self.board.outcome(claim_draw=False)
+            if outcome is None:
+                reps = self.repetitions()
+                if reps >= 4:
+                    outcome = chess.Outcome(chess.Termination.FIVEFOLD_REPETITION, None)
+                elif self.claim_draws and reps >= 2:
+                    outcome = chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
+                elif self.claim_draws and self.board.halfmove_clock >= 100:
+                    outcome = chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+            self._outcome = outcome
         return self._outcome  # type: ignore[return-value]
+
+    def repetitions(self) -> int:
+        """How often this position (python-chess's repetition key) occurred earlier in the game.
+
+        Only the positions since the last capture or pawn move can repeat (the
+        half-move clock says how far back that is), and only every other one
+        has the same side to move.
+        """
+        if self._reps is None:
+            count = 0
+            board = self.board
+            limit = board.halfmove_clock
+            node = self.parent
+            distance = 1
+            while node is not None and distance <= limit:
+                if distance % 2 == 0 and node.board.occupied == board.occupied and node.key == self.key:
+                    count += 1
+                node = node.parent
+                distance += 1
+            self._reps = count
+        return self._reps
+
+    def ancestors(self, count: int = HISTORY) -> list[ChessState]:
+        """This state and up to ``count - 1`` states before it, the latest first."""
+        out: list[ChessState] = []
+        node: ChessState | None = self
+        while node is not None and len(out) < count:
+            out.append(node)
+            node = node.parent
+        return out
 
     def fen(self) -> str:
         """The FEN of the position."""
@@ -223,6 +264,9 @@ class ChessState:
 class ChessGame:
     """Chess from a starting position (the standard one unless a FEN is given).
 
+    ``claim_draws``: threefold repetition and the 50-move rule end the game
+    (see the module notes). ``history``: keep python-chess's move stack too.
+
     >>> ChessGame().initial_state().fen() == chess.STARTING_FEN
     True
     """
@@ -232,87 +276,45 @@ class ChessGame:
     planes_shape: tuple[int, int, int] = (NUM_PLANES, 8, 8)
     symmetries: tuple[Symmetry, ...] = (identity_symmetry(64, NUM_ACTIONS),)
 
-    def __init__(self, fen: str = chess.STARTING_FEN, *, history: bool = False) -> None:
+    def __init__(self, fen: str = chess.STARTING_FEN, *, history: bool = False, claim_draws: bool = False) -> None:
         chess.Board(fen)  # validate now: ValueError for a malformed FEN
         self.fen = fen
         self.history = history
+        self.claim_draws = claim_draws
 
     def initial_state(self) -> ChessState:
         """A fresh state for the starting FEN."""
-        return ChessState.from_fen(self.fen, history=self.history)
+        return ChessState.from_fen(self.fen, history=self.history, claim_draws=self.claim_draws)
 
-    # -- action encoding (see the module notes) ------------------------------
+    # -- action encoding (fuseki.games.chess_encoding) --------------------------
 
     def action_index(self, state: ChessState, move: MoveLike) -> int:
         """The 8 × 8 × 73 index of ``move`` in the frame of the player to move.
 
         >>> game = ChessGame()
         >>> s = game.initial_state()
-        >>> game.action_index(s, "e2e4"), game.action_index(s.play("e2e4"), "e7e5")  # both N, 2 squares
+        >>> game.action_index(s, "e2e4"), game.action_index(s.play("e2e4"), "e7e5")  # both up 2 squares
         (76, 76)
         """
         if isinstance(move, str):
             move = chess.Move.from_uci(move)
-        flip = not state.board.turn
-        src = chess.square_mirror(move.from_square) if flip else move.from_square
-        dst = chess.square_mirror(move.to_square) if flip else move.to_square
-        dr, df = dst // 8 - src // 8, dst % 8 - src % 8
-        if move.promotion is not None and move.promotion != chess.QUEEN:
-            if dr != 1 or abs(df) > 1 or move.promotion not in UNDERPROMOTIONS:
-                raise ValueError(f"{move.uci()} is not a promotion move")
-            plane = 64 + 3 * UNDERPROMOTIONS.index(move.promotion) + df + 1
-        else:
-            plane = _QUEEN_PLANE.get((dr, df), _KNIGHT_PLANE.get((dr, df), -1))
-            if plane < 0:
-                raise ValueError(f"{move.uci()} is neither a queen-line nor a knight move")
-        return plane * 64 + src
+        return move_index(move, state.board.turn)
 
     def index_to_move(self, state: ChessState, index: int) -> chess.Move:
-        """The move of ``index`` here (a queen-line pawn move to the last rank promotes to a queen)."""
-        index = int(index)
-        if not 0 <= index < NUM_ACTIONS:
-            raise ValueError(f"chess action {index} is out of range 0..{NUM_ACTIONS - 1}")
-        plane, src = divmod(index, 64)
-        promotion = None
-        if plane >= 64:
-            piece, df = divmod(plane - 64, 3)
-            dr, df = 1, df - 1
-            promotion = UNDERPROMOTIONS[piece]
-        else:
-            dr, df = _PLANE_STEP[plane]
-        rank, file = src // 8 + dr, src % 8 + df
-        if not (0 <= rank < 8 and 0 <= file < 8):
-            raise ValueError(f"chess action {index} leaves the board")
-        dst = rank * 8 + file
-        flip = not state.board.turn
-        from_square = chess.square_mirror(src) if flip else src
-        to_square = chess.square_mirror(dst) if flip else dst
-        if promotion is None and plane < 56 and rank == 7 and state.board.piece_type_at(from_square) == chess.PAWN:
-            promotion = chess.QUEEN
-        return chess.Move(from_square, to_square, promotion)
+        """The move of ``index`` here (a queen-like pawn move to the last rank promotes to a queen)."""
+        return decode_actions([int(index)], state.board)[0]
 
     def legal_actions(self, state: ChessState) -> np.ndarray:
-        return np.array([self.action_index(state, m) for m in state.legal_moves()], dtype=np.int64)
+        """The actions of ``state.legal_moves()`` (kept on the state: the search and the network both ask)."""
+        if state._actions is None:
+            state._actions = encode_moves(state.legal_moves(), state.board.turn)
+            state._actions.flags.writeable = False
+        return state._actions
 
     def legal_mask(self, state: ChessState) -> np.ndarray:
         return mask_of(NUM_ACTIONS, self.legal_actions(state))
 
     def planes(self, state: ChessState) -> np.ndarray:
-        board = state.board
-        me = board.turn
-        flip = not me
-        out = np.zeros((NUM_PLANES, 64), dtype=np.float32)
-        for square, piece in board.piece_map().items():
-            rel = chess.square_mirror(square) if flip else square
-            out[piece.piece_type - 1 + (0 if piece.color == me else 6), rel] = 1.0
-        if me == chess.WHITE:
-            out[12] = 1.0
-        them = not me
-        out[13] = board.has_kingside_castling_rights(me)
-        out[14] = board.has_queenside_castling_rights(me)
-        out[15] = board.has_kingside_castling_rights(them)
-        out[16] = board.has_queenside_castling_rights(them)
-        if board.ep_square is not None and board.has_legal_en_passant():
-            out[17, chess.square_mirror(board.ep_square) if flip else board.ep_square] = 1.0
-        out[18] = board.halfmove_clock / 100.0
-        return out.reshape(NUM_PLANES, 8, 8)
+        """The 119 planes of ``state`` and its last 7 predecessors (:func:`~fuseki.games.chess_encoding.encode_planes`)."""
+        steps = state.ancestors(HISTORY)
+        return encode_planes([s.board for s in steps], [s.repetitions() for s in steps])

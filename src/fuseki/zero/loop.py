@@ -51,6 +51,7 @@ import torch
 from fuseki.arena.loop import play_game
 from fuseki.games.base import Game
 from fuseki.util.atomic import write_atomic, write_json_atomic
+from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
@@ -119,6 +120,9 @@ class ZeroSettings:
     gate_games: int = 20
     gate_threshold: float = 0.55
     gate_simulations: int | None = None
+    #: Start from this network file instead of a random one (a supervised warm start, e.g. chess's); its game
+    #: and size must be these settings'.
+    init: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("blocks", "window", "games", "gate_games"):
@@ -230,9 +234,12 @@ def run_zero(
             run.write({"settings": mine})
         game = make_zero_game(settings.game, settings.game_options)
         if not network_path(folder, 0).exists():
-            torch.manual_seed(derive_seed(settings.seed, "init"))
-            network = build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden, settings.network)
-            _save(folder, 0, network, settings, {})
+            if settings.init is not None:
+                _save(folder, 0, _initial_network(settings), settings, {"init": settings.init})
+            else:
+                torch.manual_seed(derive_seed(settings.seed, "init"))
+                network = build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden, settings.network)
+                _save(folder, 0, network, settings, {})
         state = load_state(folder)
         if state["generation"] >= generations:
             return state
@@ -247,6 +254,27 @@ def run_zero(
         finally:
             runner.close()
         return state
+
+
+def _initial_network(settings: ZeroSettings) -> torch.nn.Module:
+    """The ``init`` network, checked to be one these settings could have made (game, options, size)."""
+    assert settings.init is not None
+    network, _, info = load_zero_network(settings.init)
+    mine = {
+        "game": settings.game,
+        "game_options": settings.game_options,
+        "network": settings.network,
+        "blocks": settings.blocks,
+        "channels": settings.channels,
+        "value_hidden": settings.value_hidden,
+    }
+    theirs = {**info, "network": info.get("network", "residual")}  # files from before the design was recorded
+    diffs = [f"{k}: {theirs.get(k)!r} there, {v!r} here" for k, v in mine.items() if theirs.get(k) != v]
+    if diffs:
+        raise InputError(
+            f"{settings.init} does not fit this run ({'; '.join(diffs)}); give the same game and --blocks, --channels, --value-hidden"
+        )
+    return network
 
 
 def _save(folder: Path, g: int, network: torch.nn.Module, settings: ZeroSettings, extra: dict[str, Any]) -> None:
