@@ -29,7 +29,7 @@ TOP_MOVES = 10
 MAX_PLAYOUTS_PER_POSITION = 5_000
 MAX_TOTAL_PLAYOUTS = 100_000
 MAX_TOTAL_SECONDS = 30.0
-#: Tree rows for the analysis engine (about 36 bytes each): 38 MB.
+#: Tree rows for the analysis engine (about 44 bytes each): 46 MB.
 CAPACITY = 1 << 20
 
 _ENGINE: Any = None
