@@ -138,6 +138,7 @@ class ChildInfo:
     prior_share: float = 0.0
     #: The principal variation starting with this move (most visited replies), at most PV_LENGTH moves.
     pv: tuple[int, ...] = ()
+    pv_visits: tuple[int, ...] = ()  #: the visits of each move of ``pv``
 
 
 @dataclasses.dataclass(frozen=True)
@@ -385,7 +386,7 @@ class GoMCTS:
             if hard_end is not None:
                 if now >= hard_end:
                     break
-                if now >= soft_end and not self._unclear():  # type: ignore[operator]
+                if soft_end is not None and now >= soft_end and not self._unclear():
                     break
                 if decisive:
                     left = (playouts - done) if playouts is not None else math.inf
@@ -397,8 +398,8 @@ class GoMCTS:
             if timed:
                 # Aim at about 20 ms per call: time checks stay cheap, limits stay sharp.
                 size_cap = 4096
-                if hard_end is not None:
-                    target_end = soft_end if now < soft_end else hard_end  # type: ignore[operator]
+                if hard_end is not None and soft_end is not None:
+                    target_end = soft_end if now < soft_end else hard_end
                     size_cap = min(size_cap, int((target_end - now) / max(per, 1e-7)) + 1)
                 batch = max(1, min(int(0.02 / max(per, 1e-7)), size_cap))
             else:
@@ -469,6 +470,7 @@ class GoMCTS:
         playable = moves >= 0
         prior_total = float(np.clip(rows[playable, T.F_PW], 0.0, None).sum()) if len(rows) else 0.0
         pv_buf = np.empty(PV_LENGTH, dtype=np.int64)
+        pv_visits = np.empty(PV_LENGTH, dtype=np.float64)
         for j in range(len(moves)):
             m = int(moves[j])
             if m < 0:
@@ -477,11 +479,12 @@ class GoMCTS:
             if n > 0:
                 mean = s1 / n
                 stdev = math.sqrt(max(s2 / n - mean * mean, 0.0))
-                got = T.principal_variation(self._ti, self._tf, first + j, pv_buf)
+                got = T.principal_variation(self._ti, self._tf, first + j, pv_buf, pv_visits)
                 pv = tuple(int(x) for x in pv_buf[:got])
+                pv_n = tuple(int(x) for x in pv_visits[:got])
             else:
                 mean = stdev = math.nan
-                pv = (m,)
+                pv, pv_n = (m,), (0,)
             children.append(
                 ChildInfo(
                     move=m,
@@ -494,6 +497,7 @@ class GoMCTS:
                     score_stdev=stdev,
                     prior_share=max(pw, 0.0) / prior_total if prior_total > 0 else 0.0,
                     pv=pv,
+                    pv_visits=pv_n,
                 )
             )
             if n > best_n:

@@ -587,18 +587,19 @@ def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2:
 
 
 @njit(cache=True)
-def principal_variation(ti: np.ndarray, tf: np.ndarray, row: int, out: np.ndarray) -> int:
+def principal_variation(ti: np.ndarray, tf: np.ndarray, row: int, out: np.ndarray, visits: np.ndarray) -> int:
     """The line from tree row ``row``: its move, then the most visited child's, and so on.
 
-    Writes the moves (unpadded indices, ``N*N`` = pass) into ``out`` and
-    returns how many; stops at a node without visited children or when
-    ``out`` is full. A Numba kernel because analysis asks for one line per
-    root move several times a second.
+    Writes the moves (unpadded indices, ``N*N`` = pass) into ``out`` and each
+    node's visits into ``visits`` (same length); returns how many. Stops at a
+    node without visited children or when ``out`` is full. A Numba kernel
+    because analysis asks for one line per root move several times a second.
     """
     if out.shape[0] == 0:
         return 0
     m = ti[row, T_MOVE]
     out[0] = m if m >= 0 else -1 - m
+    visits[0] = tf[row, F_N]
     k = 1
     node = row
     while k < out.shape[0]:
@@ -614,6 +615,7 @@ def principal_variation(ti: np.ndarray, tf: np.ndarray, row: int, out: np.ndarra
         if best < 0:
             break
         out[k] = ti[best, T_MOVE]
+        visits[k] = best_n
         k += 1
         node = best
     return k
