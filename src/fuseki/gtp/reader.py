@@ -11,12 +11,22 @@ whether anything is waiting.
 Lines longer than :data:`MAX_LINE` characters are cut there and marked, so
 that the engine answers them with one error; the rest of such a line is
 read and dropped.
+
+A stream with a file descriptor (the process's standard input, a pipe) is
+read with :func:`os.read` and decoded here (UTF-8, bad bytes replaced; lines
+end at LF only), never through the stream's buffered reader: a daemon thread
+blocked inside a buffered read holds its lock, and the interpreter aborts at
+exit when it finds that lock taken. Other streams (``io.StringIO`` in tests)
+are read line by line.
 """
 
 from __future__ import annotations
 
+import codecs
 import collections
 import dataclasses
+import io
+import os
 import threading
 import time
 from typing import TextIO
@@ -50,6 +60,47 @@ class LineReader:
 
     def _read(self) -> None:
         try:
+            fd = self._stream.fileno()
+        except (OSError, ValueError, io.UnsupportedOperation):
+            fd = -1
+        if fd >= 0:
+            self._read_fd(fd)
+        else:
+            self._read_lines()
+        self._put(None)
+
+    def _read_fd(self, fd: int) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        line = ""
+        dropping = False  # inside an over-long line whose head was already queued
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            text = decoder.decode(chunk, final=not chunk)
+            arrived = time.perf_counter()
+            while text:
+                end = text.find("\n")
+                piece, text = (text, "") if end < 0 else (text[: end + 1], text[end + 1 :])
+                if dropping:
+                    dropping = end < 0
+                    continue
+                line += piece
+                if end < 0:
+                    if len(line) >= MAX_LINE:
+                        self._put(Line(line[:MAX_LINE], arrived, True))
+                        line, dropping = "", True
+                    continue
+                self._put(Line(line[:MAX_LINE], arrived, len(line) - 1 >= MAX_LINE))
+                line = ""
+            if not chunk:
+                if line and not dropping:
+                    self._put(Line(line[:MAX_LINE], arrived, len(line) >= MAX_LINE))
+                return
+
+    def _read_lines(self) -> None:
+        try:
             while True:
                 text = self._stream.readline(MAX_LINE)
                 if not text:
@@ -64,7 +115,6 @@ class LineReader:
                 self._put(Line(text, arrived, too_long))
         except (OSError, ValueError):  # a closed stream ends the input like an end of file
             pass
-        self._put(None)
 
     def _put(self, item: Line | None) -> None:
         with self._ready:
