@@ -54,3 +54,15 @@ def test_interrupt_is_taken_only_at_the_head() -> None:
     assert not reader.take_interrupt()  # the head is now "name": not an interrupt, not consumed
     nxt = reader.get()
     assert nxt is not None and nxt.text == "name\n"
+
+
+def test_piped_genmove_searches_its_whole_budget_before_the_end_of_input() -> None:
+    from fuseki.agents.mcts_agent import MCTSAgent
+    from fuseki.gtp.engine import GtpEngine
+
+    agent = MCTSAgent(playouts=300, seed=1)
+    out = io.StringIO()
+    engine = GtpEngine(agent, size=9, stdin=io.StringIO("genmove b\n"), stdout=out, log=io.StringIO())
+    engine.run()  # the end of input is queued at once: it must not cut the search short
+    assert out.getvalue().startswith("= ")
+    assert agent.last_info is not None and agent.last_info.playouts == 300

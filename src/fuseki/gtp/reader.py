@@ -137,15 +137,16 @@ class LineReader:
             return bool(self._lines)
 
     def take_interrupt(self) -> bool:
-        """True (and the line consumed) when the next waiting line is GoGui's ``# interrupt``,
-        or when the input has ended (nothing more will come: stop)."""
+        """True (and the line consumed) when the next waiting line is GoGui's ``# interrupt``.
+
+        The end of the input is no interrupt: ``printf 'genmove b\\n' | fuseki gtp``
+        must still search its whole budget.
+        """
         with self._ready:
             if not self._lines:
                 return False
             head = self._lines[0]
-            if head is None:
-                return True
-            if head.text.strip() == INTERRUPT:
+            if head is not None and head.text.strip() == INTERRUPT:
                 self._lines.popleft()
                 return True
             return False
