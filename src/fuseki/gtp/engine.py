@@ -25,6 +25,15 @@ than HT and LF are removed, HT becomes a space, ``#`` starts a comment, and
 empty lines are skipped. No input crashes the engine: an error in a command
 becomes a ``?`` reply, and every command line gets exactly one reply.
 
+**Analysis and clocks.** :meth:`GtpEngine.run` reads its input on a thread
+(:mod:`fuseki.gtp.reader`) that stamps each line with its arrival time. An
+analysis command (``lz-analyze``, ``kata-analyze``, ``analyze``) returns a
+:class:`Streamed` reply: its lines are written while the search runs, and the
+search stops when the next line arrives (docs/gtp-analysis.md). Under a clock
+(``time_settings``, ``kgs-time_settings``, ``time_left``) ``genmove`` asks the
+:class:`~fuseki.search.timecontrol.TimeManager` for a budget counted from the
+command's arrival and hands it to the bot's search (docs/gtp-clock.md).
+
 **Moves out of turn.** GTP lets ``play`` and ``genmove`` name either colour;
 :class:`~fuseki.go.state.GameState` only plays for ``next_player``. Rather
 than insert a pass (which would put a move in the record that nobody played),
