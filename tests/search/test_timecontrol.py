@@ -120,7 +120,8 @@ def test_byoyomi_answers_within_the_period() -> None:
     budget = manager.budget(tc, ClockState.fresh(tc), move_number=30, size=9, overhead=0.1)
     assert budget is not None
     assert budget.limit == pytest.approx(5 - 0.5 - 0.1 - 0.25)
-    assert budget.target == budget.limit  # overtime moves use their whole period (decided moves stop early)
+    assert budget.target == budget.limit  # overtime moves use their whole period
+    assert not budget.bankable  # time left unused in a period is lost: no early stop
 
 
 def test_canadian_divides_the_period_by_the_stones() -> None:
@@ -129,6 +130,7 @@ def test_canadian_divides_the_period_by_the_stones() -> None:
     b = manager.budget(tc, ClockState.from_time_left(tc, 40, 4), move_number=80, size=19)
     assert b is not None and b.target == pytest.approx(10.0)
     assert b.target < b.limit <= 20.0  # may borrow from the other three stones, never all of it
+    assert b.bankable
 
 
 def test_no_limit_means_no_budget() -> None:
@@ -138,7 +140,7 @@ def test_no_limit_means_no_budget() -> None:
 def test_a_hopeless_clock_still_gives_a_short_search() -> None:
     tc = TimeControl.absolute(10)
     b = TimeManager(min_move=0.05).budget(tc, ClockState(0.3), move_number=100, size=9)
-    assert b == Budget(0.05, 0.05)
+    assert b == Budget(0.05, 0.05, True)
 
 
 def test_gtp_settings_are_read_as_the_spec_says() -> None:

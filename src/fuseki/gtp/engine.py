@@ -203,7 +203,7 @@ class GtpEngine:
         self.time_control = TimeControl.none()
         self.clocks: dict[Color, ClockState] = {}
         self.time_manager = time_manager or TimeManager()
-        #: Seconds each recent genmove spent outside its search (reading, root, reply).
+        #: Seconds each recent genmove took past the planned end of its search (last batch, reply).
         self._overheads: collections.deque[float] = collections.deque(maxlen=8)
         self._reader: LineReader | None = None
         #: When the command being handled arrived (perf_counter), while run() serves.
@@ -573,7 +573,8 @@ class GtpEngine:
         return self._reader is not None and self._reader.take_interrupt()
 
     def _overhead(self) -> float:
-        """The engine's own time around a search, as measured on recent moves (0.1 s before any)."""
+        """The engine's time past the end its search planned (a last batch, the reply), the largest
+        of recent moves (0.1 s before any)."""
         return max(self._overheads) if self._overheads else 0.1
 
     def clock_budget(self, color: Color, state: GameState) -> Budget | None:
@@ -603,20 +604,25 @@ class GtpEngine:
             limits = {"stop": self._interrupted if self._reader is not None else None, "progress": progress}
             limits["interval"] = interval
             if budget is not None:
-                limits.update(seconds=budget.target, max_seconds=budget.limit, started=started, decisive=True)
+                # Stop early on a decided move only where the time saved can be spent later.
+                limits.update(
+                    seconds=budget.target, max_seconds=budget.limit, started=started, decisive=budget.bankable
+                )
         context = searcher.search_limits(**limits) if searcher is not None else contextlib.nullcontext()
         with context:
             move = self.agent.select_move(state)
+        searched = time.perf_counter()
         if not move.is_resign and not state.is_legal(move):
             raise GtpCommandError(f"the bot chose an illegal move: {move.gtp(self.size)} ({state.why_illegal(move)})")
-        info = getattr(searcher, "last_info", None) if searcher is not None else None
-        searched = info.seconds if info is not None else 0.0
         tc = self.time_control
+        # The budget counts from the arrival, so what it must leave room for is what comes after
+        # the search should have ended: a last batch past the limit, the reply, the write.
+        planned_end = searched if budget is None else min(searched, started + budget.limit)
 
         def account(replied: float) -> None:
-            """After the reply is out: the move's time on our clock and the overhead around the search."""
+            """After the reply is out: the move's time on our clock and the overhead past the search."""
             elapsed = replied - started
-            self._overheads.append(max(0.0, elapsed - searched))
+            self._overheads.append(max(0.0, replied - planned_end))
             if tc.system != "none":
                 clock = self.clocks.get(color) or ClockState.fresh(tc)
                 self.clocks[color] = clock.after_move(tc, elapsed)

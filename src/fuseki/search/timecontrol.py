@@ -44,13 +44,13 @@ managers all follow the same outline):
 - **The margin** is subtracted from everything: ``lag`` (the time between
   the controller starting the clock and the command reaching us, plus the
   reply's way back: pipes, a network, a loaded machine), the engine's own
-  measured ``overhead`` around the search, and ``safety`` (a fraction) of
+  measured ``overhead`` past the planned end of its search, and ``safety`` (a fraction) of
   the time allowed.
 
 >>> tc = TimeControl.byoyomi(main=0, period=5, periods=1)
 >>> b = TimeManager(lag=0.5).budget(tc, ClockState.fresh(tc), move_number=20, size=9)
->>> round(b.target, 2), round(b.limit, 2)
-(4.25, 4.25)
+>>> round(b.target, 2), round(b.limit, 2), b.bankable
+(4.25, 4.25, False)
 """
 
 from __future__ import annotations
@@ -230,10 +230,18 @@ class ClockState:
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-    """Seconds for one move: aim at ``target``, never pass ``limit`` (both from the command's arrival)."""
+    """Seconds for one move: aim at ``target``, never pass ``limit`` (both from the command's arrival).
+
+    ``bankable`` says whether time this move does not use is still there for
+    later moves (main time, or a Canadian period with other stones to play).
+    When it is not (a byo-yomi period, the last stone of a Canadian period),
+    stopping a search early saves nothing, and searching on deepens the tree
+    that the next move reuses.
+    """
 
     target: float
     limit: float
+    bankable: bool = True
 
 
 def expected_game_length(size: int) -> int:
@@ -282,8 +290,9 @@ class TimeManager:
         """The budget for the move numbered ``move_number`` (0-based, both players) on a ``size`` board.
 
         ``None`` when there is no time limit (the bot's own budget applies).
-        ``overhead`` is the engine's measured time around a search (reading
-        the command, building the root, writing the reply).
+        ``overhead`` is the engine's measured time past the planned end of a
+        search (a last batch of simulations, writing the reply); the budget
+        itself counts from the command's arrival.
         """
         if tc.system == "none":
             return None
@@ -292,7 +301,7 @@ class TimeManager:
             if tc.system == "byoyomi":
                 allowed = clock.period_left
                 cap = allowed - self.margin(allowed, overhead)
-                return self._clip(cap, cap, floor)
+                return self._clip(cap, cap, floor, bankable=False)
             # Canadian: the period's time for the stones still to play, each of which pays the lag.
             stones = max(clock.stones_left, 1)
             allowed = clock.period_left
@@ -300,7 +309,7 @@ class TimeManager:
             per_stone = usable / stones
             # One move may borrow from the others, as long as each of them keeps half its share.
             cap = usable - (stones - 1) * max(floor, 0.5 * per_stone)
-            return self._clip(per_stone, min(cap, 1.5 * per_stone), floor)
+            return self._clip(per_stone, min(cap, 1.5 * per_stone), floor, bankable=stones > 1)
         # Main time.
         length = expected_game_length(size)
         overtime = tc.overtime_per_move
@@ -332,6 +341,6 @@ class TimeManager:
         return self._clip(share, min(cap, 2.0 * share), floor)
 
     @staticmethod
-    def _clip(target: float, limit: float, floor: float) -> Budget:
+    def _clip(target: float, limit: float, floor: float, *, bankable: bool = True) -> Budget:
         limit = max(limit, floor)
-        return Budget(min(max(target, floor), limit), limit)
+        return Budget(min(max(target, floor), limit), limit, bankable)
