@@ -57,3 +57,31 @@ def test_sabaki_controller_plays_a_game(size: int) -> None:
     placed = sum(1 for e in genmoves if e["content"].lower() != "pass")
     stones = board.count("X") + board.count("O") - 2  # the legend names X and O once each
     assert 0 < stones <= placed
+
+
+@pytest.mark.parametrize("command", ["lz-analyze W 10", "analyze W 10"])
+def test_sabaki_controller_reads_analysis(command: str) -> None:
+    """Sabaki's controller streams the analysis lines, and the next command stops it and is answered."""
+    from analysis_formats import parse_lz, parse_sabaki
+
+    node = shutil.which("node")
+    _need(node is not None, "node is not installed")
+    _need((HERE / "node_modules" / "@sabaki" / "gtp").is_dir(), "@sabaki/gtp is not installed (npm ci in tests/sabaki)")
+    proc = subprocess.run(
+        [node, str(HERE / "drive_analysis.js"), sys.executable, command, "4"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=HERE,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = result["lines"]
+    assert len(lines) >= 4, result
+    assert lines[3]["at"] - lines[0]["at"] >= 150  # streamed at the 10 cs interval, not at once
+    parse = parse_lz if command.startswith("lz") else parse_sabaki
+    for entry in lines:
+        moves = parse(entry["line"])
+        assert all(m["move"].upper() != "E5" for m in moves)
+    assert not result["response"]["error"]
+    assert result["after"] == {"id": None, "content": "fuseki", "error": False}

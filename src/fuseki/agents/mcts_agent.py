@@ -28,7 +28,9 @@ judged settled and was not.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from fuseki.agents.deep_learning import load_prediction_agent
@@ -74,6 +76,8 @@ class MCTSAgent:
             raise InputError(f"seconds must be a positive number, got {seconds!r}")
         if resign_below is not None and not 0.0 <= resign_below <= 1.0:
             raise InputError(f"resign_below must be in [0, 1] or None, got {resign_below!r}")
+        #: Whether ``playouts`` was asked for (a clock then keeps it as a cap) or is the default.
+        self.playouts_given = playouts is not None
         if playouts is None and seconds is None:
             playouts = DEFAULT_PLAYOUTS
         from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
@@ -93,13 +97,54 @@ class MCTSAgent:
         self.name = name
         #: The last search's result (None before the first move).
         self.last_info: SearchInfo | None = None
+        self._limits: dict[str, Any] = {}
+
+    @contextlib.contextmanager
+    def search_limits(
+        self,
+        *,
+        seconds: float | None = None,
+        max_seconds: float | None = None,
+        started: float | None = None,
+        decisive: bool = False,
+        stop: Any = None,
+        progress: Any = None,
+        interval: float = 1.0,
+    ) -> Iterator[None]:
+        """Search the moves chosen inside this block under these limits (a GTP engine's clock, its input).
+
+        With ``seconds`` (a clock's budget, counted from ``started``) the
+        search runs on time, capped by ``playouts`` only where they were
+        asked for; ``stop``, ``progress`` and ``interval`` are passed to
+        :meth:`GoMCTS.search <fuseki.search.go.gomcts.GoMCTS.search>`. The
+        agent's own limits come back when the block ends.
+        """
+        limits: dict[str, Any] = {"stop": stop, "progress": progress, "interval": interval, "decisive": decisive}
+        if seconds is not None:
+            limits.update(
+                seconds=seconds,
+                max_seconds=max_seconds,
+                started=started,
+                playouts=self.playouts if self.playouts_given else None,
+            )
+        saved, self._limits = self._limits, limits
+        try:
+            yield
+        finally:
+            self._limits = saved
+
+    def search_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of the next search: the agent's limits, or those of :meth:`search_limits`."""
+        args: dict[str, Any] = {"playouts": self.playouts, "seconds": self.seconds}
+        args.update(self._limits)
+        return args
 
     def select_move(self, state: Any) -> Any:
         from fuseki.go.state import Move, Point
 
         if state.is_over():
             raise ValueError("the game is over: there is no move to select")
-        info = self.engine.search(state, playouts=self.playouts, seconds=self.seconds)
+        info = self.engine.search(state, **self.search_arguments())
         self.last_info = info
         n = state.size
         if self._should_resign(state, info):

@@ -147,22 +147,30 @@ class Engine:
         move_time: float,
         handicap: int = 0,
         clock: bool = False,
+        time_settings: list[str] | None = None,
     ) -> None:
-        """Start a game: board size, empty board, komi, fixed handicap, and with ``clock`` ``time_settings 0 T 1``.
+        """Start a game: board size, empty board, komi, fixed handicap, and the clock.
 
-        A failure is a :class:`Forfeit` by ``color``; an engine that does not
-        know ``time_settings`` just ignores the clock. Without ``clock`` no time
-        command is sent, so an engine plays at its own fixed strength (see
-        :attr:`fuseki.arena.match.MatchSettings.clock` for why that matters with GNU Go).
+        With ``clock``, ``time_settings 0 T 1`` (T = ``move_time``, the
+        timeout only). ``time_settings`` is a real clock's commands, best
+        first (:meth:`fuseki.arena.clock.GameClock.settings_commands`): the
+        first the engine accepts is kept. A failure is a :class:`Forfeit` by
+        ``color``; an engine that knows no time command just ignores the
+        clock. Without either no time command is sent, so an engine plays at
+        its own fixed strength (see :attr:`fuseki.arena.match.MatchSettings.clock`
+        for why that matters with GNU Go).
         """
+        commands = list(time_settings or ())
+        if clock and not commands:
+            commands = [f"time_settings 0 {max(1, math.ceil(move_time))} 1"]
 
         def setup(gtp: GtpClient) -> None:
             new_game(gtp, size, komi, handicap)
-            if not clock:
-                return
-            try:  # optional: an engine that does not know it just ignores the clock
-                gtp.send(f"time_settings 0 {max(1, math.ceil(move_time))} 1")
-            except GtpError:
-                pass
+            for command in commands:
+                try:  # optional: an engine that does not know it just ignores the clock
+                    gtp.send(command)
+                    return
+                except GtpError:
+                    continue
 
         self.call(color, setup)

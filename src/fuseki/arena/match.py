@@ -42,22 +42,26 @@ import dataclasses
 import datetime
 import math
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from fuseki.arena.clock import GRACE, GameClock, format_time_control, parse_time_control
 from fuseki.arena.gtp_engines import Engine
 from fuseki.arena.outcome import (
     Forfeit,
     GameOutcome,
     MatchSummary,
     PlayedGame,
+    TimeLoss,
     a_color,
     game_progress,
     side_of,
 )
 from fuseki.arena.records import game_file, games_folder, locked, prepare_games_folder, read_finished
 from fuseki.arena.scoring import OwnCount, Referee, check_dead_stones, scored_by
+from fuseki.engines.gtp_client import GtpClient, GtpError, GtpTimeout
 from fuseki.engines.programs import program_exists, resolve_command
 from fuseki.go.coords import CoordinateError, check_size
 from fuseki.go.handicap import max_fixed_handicap
@@ -116,6 +120,10 @@ class MatchSettings:
     #: a match "against level 1" would not be one. ``move_time`` bounds each
     #: ``genmove`` either way.
     clock: bool = False
+    #: A real clock (:mod:`fuseki.arena.clock`): ``"canadian 0 5 1"``, ``"byoyomi 600 30 5"``,
+    #: ``"absolute 300"``. Both engines are told it and get ``time_left`` before each move; a move
+    #: that ends after the flag fell loses on time. ``None``: no clock (``move_time`` is the timeout).
+    time_control: str | None = None
 
     #: Match folders written before ``clock`` existed were played with a clock.
     LEGACY: ClassVar[dict[str, Any]] = {"clock": True}
@@ -137,6 +145,17 @@ class MatchSettings:
         if self.max_moves is not None and self.max_moves < 1:
             raise InputError(f"max moves must be at least 1, got {self.max_moves}")
         check_dead_stones(self.dead_stones, self.dead_stones_model)
+        if self.time_control is not None:
+            canonical = format_time_control(parse_time_control(self.time_control))
+            if canonical != self.time_control:
+                raise InputError(f"time control {self.time_control!r}: write it as {canonical!r}")
+            if self.clock:
+                raise InputError("a real clock (time control) and --clock exclude each other")
+
+    @property
+    def game_clock(self) -> GameClock | None:
+        """A fresh clock for one game, or ``None`` without a time control."""
+        return None if self.time_control is None else GameClock(parse_time_control(self.time_control))
 
     @property
     def move_cap(self) -> int:
@@ -174,6 +193,7 @@ def play_gtp_game(
     move_time: float,
     referee: Referee | None = None,
     own_count: OwnCount | None = None,
+    clock: GameClock | None = None,
 ) -> PlayedGame:
     """Alternate genmove/play from ``state`` until two passes, a resignation or the move cap.
 
@@ -182,17 +202,26 @@ def play_gtp_game(
     move is checked on our ``GameState`` before the other engine gets it. A
     game that did not end by resignation is scored by ``referee`` (``None``:
     ``own_count``, our area count, by default with every stone alive). ``genmove`` may take
-    ``move_time`` seconds. Raises :class:`~fuseki.arena.outcome.Forfeit` for the first engine that
-    fails; the caller decides what that means for the game.
+    ``move_time`` seconds; with a ``clock``, as long as the mover's clock allows, each move is
+    charged to it, and a late move raises :class:`~fuseki.arena.outcome.TimeLoss`. Raises
+    :class:`~fuseki.arena.outcome.Forfeit` for the first engine that fails; the caller decides
+    what that means for the game.
     """
     size = state.size
     notes: list[str] = []
     while not state.is_over() and state.move_number < move_cap:
         color = state.next_player
         mover, other = engines_by_color[color], engines_by_color[color.other]
-        reply = mover.call(
-            color, lambda gtp, c=color: gtp.genmove(c, timeout=move_time)
-        )
+        if clock is None:
+            reply = mover.call(
+                color, lambda gtp, c=color: gtp.genmove(c, timeout=move_time)
+            )
+        else:
+            try:
+                reply = _clocked_genmove(mover, color, clock)
+            except TimeLoss as loss:
+                loss.state = state  # the game so far goes into the record
+                raise
         if reply == "resign":
             state = state.play(Move.resign())
             return PlayedGame(state, state.result(), "resign", tuple(notes))
@@ -229,6 +258,32 @@ def play_gtp_game(
     winner, _ = parse_result(result)
     kind = "draw" if winner is None else "score"
     return PlayedGame(state, result, kind, tuple(notes))
+
+
+def _clocked_genmove(engine: Engine, color: Color, clock: GameClock) -> str:
+    """``time_left`` for both players, then ``genmove`` timed as a server times it; the move is charged."""
+    flag = clock.until_flag(color)
+
+    def ask(gtp: GtpClient) -> tuple[str, float]:
+        for c in (Color.BLACK, Color.WHITE):
+            try:
+                gtp.send(clock.time_left_command(c))
+            except GtpError:
+                pass  # an engine without time_left keeps its own clock
+        start = time.perf_counter()
+        try:
+            reply = gtp.genmove(color, timeout=flag + GRACE)
+        except GtpTimeout:
+            raise TimeLoss(
+                color, f"no move {flag + GRACE:.1f} s after genmove with {flag:.2f} s on its clock", killed=True
+            ) from None
+        return reply, time.perf_counter() - start
+
+    reply, seconds = engine.call(color, ask)
+    clock.record(color, seconds)
+    if clock.lost(color):
+        raise TimeLoss(color, f"took {seconds:.2f} s for move {len(clock.moves)} with {flag:.2f} s on its clock")
+    return reply
 
 
 # ---- the match -------------------------------------------------------------------
@@ -359,6 +414,7 @@ class Match:
         reason = ""
         kind = ""
         forfeited: Color | None = None
+        clock = s.game_clock
         try:
             for color in (Color.BLACK, Color.WHITE):
                 by_color[color].setup(
@@ -368,6 +424,7 @@ class Match:
                     move_time=s.move_time,
                     handicap=s.handicap,
                     clock=s.clock,
+                    time_settings=None if clock is None else clock.settings_commands(),
                 )
             game = play_gtp_game(
                 by_color,
@@ -376,8 +433,17 @@ class Match:
                 move_time=s.move_time,
                 referee=self.referee,
                 own_count=self.own_count,
+                clock=clock,
             )
             state, result, kind, notes = game.state, game.result, game.kind, game.notes
+        except TimeLoss as f:
+            forfeited = f.color
+            reason = f"{f.color.name.lower()} ({by_color[f.color].label}: {by_color[f.color].name}) {f.reason}"
+            result = f"{f.color.other.letter}+T"
+            kind = "time"
+            state = f.state if f.state is not None else state
+            if f.killed:
+                by_color[f.color].stop()
         except Forfeit as f:
             forfeited = f.color
             reason = f"{f.color.name.lower()} ({by_color[f.color].label}: {by_color[f.color].name}) {f.reason}"
@@ -392,7 +458,9 @@ class Match:
             )
         ]
         if forfeited is not None:
-            comment_lines.append(f"forfeit: {reason}")
+            comment_lines.append(f"{'time' if kind == 'time' else 'forfeit'}: {reason}")
+        if clock is not None:
+            comment_lines.append(f"clock: {clock.tc.describe()}")
         comment_lines += [f"note: {n}" for n in notes]
         record = GameRecord.from_state(
             state,
@@ -402,6 +470,10 @@ class Match:
             date=datetime.date.today().isoformat(),
         )
         record.comment = "\n".join(comment_lines)
+        if clock is not None:
+            for move_number, entry in enumerate(clock.moves[: len(record.moves)], start=1):
+                record.clock[move_number] = (entry.left, entry.stones)
+                record.comments[move_number] = f"time used: {entry.seconds:.3f} s"
         record.event = "fuseki match"
         record.game_name = f"game {number}"
         path = self.game_path(number)

@@ -34,6 +34,7 @@ __all__ = [
     "EvalSummary",
     "Forfeit",
     "PlayerForfeit",
+    "TimeLoss",
     "GameOutcome",
     "MatchSummary",
     "PairResult",
@@ -68,6 +69,16 @@ class Forfeit(PlayerForfeit):
         self.color = color
 
 
+class TimeLoss(Forfeit):
+    """``color``'s flag fell: the move came after its clock ran out (``killed``: no move at all in the grace time)."""
+
+    def __init__(self, color: Color, reason: str, *, killed: bool = False) -> None:
+        super().__init__(color, reason)
+        self.killed = killed
+        #: The position when the flag fell (set by the game loop), so that the record keeps the moves.
+        self.state: GameState | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class PlayedGame:
     """What :func:`play_gtp_game` returns."""
@@ -87,7 +98,7 @@ class GameOutcome:
     a_color: Color  #: A's colour in this game
     result: str  #: as in the SGF ``RE``: ``"B+3.5"``, ``"W+R"``, ``"B+F"``, ``"0"``
     winner: str | None  #: ``"A"``, ``"B"`` or ``None`` for a draw
-    kind: str  #: ``"score"``, ``"resign"``, ``"forfeit"``, ``"draw"``
+    kind: str  #: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``
     reason: str = (
         ""  #: for a forfeit: what the loser did; else notes (move cap, referee trouble)
     )
@@ -134,7 +145,7 @@ def game_progress(outcome: GameOutcome, games: int, tally: Iterable[GameOutcome]
     d = sum(o.winner is None for o in outs)
     colours = "A black, B white" if outcome.a_color is Color.BLACK else "B black, A white"
     who = "draw" if outcome.winner is None else f"{outcome.winner} wins"
-    extra = f" ({outcome.reason})" if outcome.forfeit and outcome.reason else ""
+    extra = f" ({outcome.reason})" if outcome.kind in ("forfeit", "time") and outcome.reason else ""
     reused = " [from an earlier run]" if outcome.reused else ""
     line = (
         f"game {outcome.number}/{games}: {colours}: {outcome.result}, {who}{extra}{reused}"
@@ -172,6 +183,11 @@ class MatchSummary:
         return sum(o.forfeit for o in self.outcomes)
 
     @property
+    def time_losses(self) -> int:
+        """Games lost on time (a real clock, ``--time-control``)."""
+        return sum(o.kind == "time" for o in self.outcomes)
+
+    @property
     def a_win_rate(self) -> float | None:
         """A's score per game (draws half); ``None`` with no games."""
         return (self.a_wins + 0.5 * self.draws) / self.games if self.games else None
@@ -194,6 +210,8 @@ class MatchSummary:
             "ci95": [round(lo, 6), round(hi, 6)],
             "a_forfeits": sum(o.forfeit and o.winner == "B" for o in self.outcomes),
             "b_forfeits": sum(o.forfeit and o.winner == "A" for o in self.outcomes),
+            "a_time_losses": sum(o.kind == "time" and o.winner == "B" for o in self.outcomes),
+            "b_time_losses": sum(o.kind == "time" and o.winner == "A" for o in self.outcomes),
             "engine_a": self.engine_a,
             "engine_b": self.engine_b,
             "results": [o.to_dict() for o in self.outcomes],
@@ -204,7 +222,8 @@ class MatchSummary:
         lines = [
             (
                 f"A = {self.engine_a}, B = {self.engine_b}: {self.games} games, A {self.a_wins} wins, "
-                f"B {self.b_wins} wins, {self.draws} draws ({self.forfeits} by forfeit)"
+                f"B {self.b_wins} wins, {self.draws} draws ({self.forfeits} by forfeit"
+                + (f", {self.time_losses} on time)" if self.time_losses else ")")
             )
         ]
         if self.games:

@@ -76,7 +76,7 @@ def read_finished(path: Path, number: int) -> GameOutcome | None:
     color = a_color(number)
     reason = ""
     for line in record.comment.splitlines():
-        if line.startswith(("forfeit: ", "note: ")):
+        if line.startswith(("forfeit: ", "time: ", "note: ")):
             reason = line.split(": ", 1)[1]
             break
     return GameOutcome(

@@ -70,6 +70,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="do not pass after the opponent's pass even when passing wins",
     )
     add_dead_stone_arguments(parser, default="playouts", what="final_score and final_status_list")
+    parser.add_argument(
+        "--lag",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="under a clock, seconds kept back on every move for the controller's round trip "
+        "(default 0.5; 1 or more on a server)",
+    )
 
 
 def add_dead_stone_arguments(parser: argparse.ArgumentParser, *, default: str, what: str, none: bool = False) -> None:
@@ -224,6 +232,10 @@ def run(args: argparse.Namespace) -> int:
     # character that GTP strips, not a line break that would add a reply).
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace", newline="\n")
+    from fuseki.search.timecontrol import TimeManager
+
+    if not (0.0 <= args.lag <= 60.0):
+        raise UserError(f"--lag must be from 0 to 60 seconds, got {args.lag}")
     engine = GtpEngine(
         agent,
         rules=Rules.preset(args.rules),
@@ -232,7 +244,9 @@ def run(args: argparse.Namespace) -> int:
         stdout=stdout,
         dead_stones=dead_stones,
         dead_stones_model=dead_stones_model,
+        time_manager=TimeManager(lag=args.lag),
     )
+    engine.warm_up()  # before the first command: a clocked first move must not pay for compiling
     try:
         return engine.run()
     finally:

@@ -48,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_clock_argument(parser)
     parser.add_argument(
+        "--time-control",
+        default=None,
+        metavar="SPEC",
+        help="a real clock, kept as a server keeps it: 'M B S' (GTP time_settings; '0 5 1' is 5 s a move), "
+        "'absolute M', 'canadian M B S' or 'byoyomi M P N'; time_left goes to the engine before each move, "
+        "and a move that ends after the flag fell loses on time (B+T/W+T). --move-time is then unused",
+    )
+    parser.add_argument(
         "--max-moves",
         type=int_at_least(0),
         default=None,
@@ -101,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     dead_stone_choice(args)  # a bad --dead-stones-model: one line, before any engine starts
     referee = None if args.referee.strip().lower() in ("none", "") else args.referee
     try:
+        time_control = None
+        if args.time_control is not None:
+            from fuseki.arena.clock import format_time_control, parse_time_control
+
+            time_control = format_time_control(parse_time_control(args.time_control))
         settings = MatchSettings(
             engine_a=args.engine_a,
             engine_b=args.engine_b,
@@ -115,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             dead_stones=args.dead_stones,
             dead_stones_model=args.dead_stones_model,
             clock=args.clock,
+            time_control=time_control,
         )
         match = Match(settings, args.sgf_dir)
         match.check()

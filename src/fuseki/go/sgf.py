@@ -161,6 +161,10 @@ class GameRecord:
     #: Move number (1-based) -> that move's ``C``. Comments on nodes without a
     #: move are joined to the comment of the move before them.
     comments: dict[int, str] = dataclasses.field(default_factory=dict)
+    #: Move number (1-based) -> the mover's clock right after it: seconds left (``BL``/``WL``;
+    #: in overtime, what was left of the period) and, in overtime, the stones or periods left
+    #: (``OB``/``OW``). Written, not read back (the tree keeps them when a file is rewritten).
+    clock: dict[int, tuple[float, int]] = dataclasses.field(default_factory=dict, compare=False)
     #: The sgfmill tree this record was read from; it supplies the variations
     #: and uninterpreted properties when writing. Not part of equality.
     tree: sgf.Sgf_game | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -334,6 +338,11 @@ class GameRecord:
                 node.set_raw(color.letter, to_sgf(move.point).encode("ascii"))
                 if self.comments.get(number):
                     node.set("C", self.comments[number])
+                if number in self.clock:
+                    left, stones = self.clock[number]
+                    node.set_raw(color.letter + "L", f"{left:.2f}".encode("ascii"))
+                    if stones:
+                        node.set_raw("O" + color.letter, str(int(stones)).encode("ascii"))
                 if number < len(runs) and not _same_move(runs[number][0], self.moves[number - 1]):
                     runs = runs[:number]  # the main line leaves the old tree here
             if number >= len(runs):

@@ -25,6 +25,15 @@ than HT and LF are removed, HT becomes a space, ``#`` starts a comment, and
 empty lines are skipped. No input crashes the engine: an error in a command
 becomes a ``?`` reply, and every command line gets exactly one reply.
 
+**Analysis and clocks.** :meth:`GtpEngine.run` reads its input on a thread
+(:mod:`fuseki.gtp.reader`) that stamps each line with its arrival time. An
+analysis command (``lz-analyze``, ``kata-analyze``, ``analyze``) returns a
+:class:`Streamed` reply: its lines are written while the search runs, and the
+search stops when the next line arrives (docs/gtp-analysis.md). Under a clock
+(``time_settings``, ``kgs-time_settings``, ``time_left``) ``genmove`` asks the
+:class:`~fuseki.search.timecontrol.TimeManager` for a budget counted from the
+command's arrival and hands it to the bot's search (docs/gtp-clock.md).
+
 **Moves out of turn.** GTP lets ``play`` and ``genmove`` name either colour;
 :class:`~fuseki.go.state.GameState` only plays for ``next_player``. Rather
 than insert a pass (which would put a move in the record that nobody played),
@@ -39,13 +48,17 @@ that just moved). Controllers that alternate colours never trigger it.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import dataclasses
+import math
 import os
 import re
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -64,17 +77,19 @@ from fuseki.go.handicap import fixed_handicap, max_fixed_handicap, max_free_hand
 from fuseki.go.rules import Rules
 from fuseki.go.sgf import GameRecord, RecordedMove, SgfError, load_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
+from fuseki.gtp import analysis as A
+from fuseki.gtp.reader import MAX_LINE, LineReader
+from fuseki.search.timecontrol import Budget, ClockState, TimeControl, TimeManager
+from fuseki.util.errors import InputError
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
-
-#: Longest command line read as one; longer lines get a ``?`` reply and are discarded.
-MAX_LINE = 1 << 16
+    from fuseki.search.go.gomcts import SearchInfo
 #: Longest piece of user input quoted back in an error message.
 _QUOTE = 40
 
 #: Method-name prefixes that GTP writes with a dash (``kgs-genmove_cleanup``).
-_VENDOR_PREFIXES = ("kgs", "lz", "gogui")
+_VENDOR_PREFIXES = ("kgs", "lz", "kata", "gogui", "fuseki")
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ID = re.compile(r"[0-9]+")
@@ -121,16 +136,18 @@ def _one_reply(text: str) -> str:
     return "\n".join(lines[:1] + [ln for ln in lines[1:] if ln])
 
 
-@dataclasses.dataclass
-class TimeSettings:
-    """What the controller said about the clock (kept; the random bots do not use it)."""
+@dataclasses.dataclass(frozen=True)
+class Streamed:
+    """A reply written while the command runs (the analysis commands).
 
-    main_time: float = 0.0
-    byo_yomi_time: float = 0.0
-    byo_yomi_stones: int = 0
-    system: str = "none"  #: ``none``, ``absolute``, ``canadian`` or ``byoyomi``
-    #: Colour -> (seconds left, stones left in the period).
-    left: dict[Color, tuple[float, int]] = dataclasses.field(default_factory=dict)
+    ``body(emit)`` runs the command, calling ``emit(line)`` for each line to
+    send at once, and returns the last line (``""`` for none). The engine
+    writes ``=id`` first and the blank line that ends the reply last.
+    Arguments are checked before a ``Streamed`` is returned, so that bad ones
+    still get a ``?`` reply.
+    """
+
+    body: Callable[[Callable[[str], None]], str]
 
 
 class GtpEngine:
@@ -166,6 +183,7 @@ class GtpEngine:
         log: TextIO | None = None,
         dead_stones: str = "playouts",
         dead_stones_model: str | os.PathLike[str] | None = None,
+        time_manager: TimeManager | None = None,
     ) -> None:
         #: The estimate behind ``final_score`` and ``final_status_list`` (spec G8, T4).
         #: Built now, so that a bad method or an unreadable model fails at start-up
@@ -180,9 +198,20 @@ class GtpEngine:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.log = log if log is not None else sys.stderr
-        self.time = TimeSettings()
+        #: The clock the controller set (``time_settings``, ``kgs-time_settings``) and each
+        #: player's clock as last reported by ``time_left`` or kept by our own bookkeeping.
+        self.time_control = TimeControl.none()
+        self.clocks: dict[Color, ClockState] = {}
+        self.time_manager = time_manager or TimeManager()
+        #: Seconds each recent genmove took past the planned end of its search (last batch, reply).
+        self._overheads: collections.deque[float] = collections.deque(maxlen=8)
+        self._reader: LineReader | None = None
+        #: When the command being handled arrived (perf_counter), while run() serves.
+        self._arrived: float | None = None
+        self._after_reply: Callable[[float], None] | None = None
+        self._side_searcher: Any = None  # an MCTS agent for analysis when the bot does not search
         self.done = False
-        self._commands: dict[str, Callable[[list[str]], str]] = {
+        self._commands: dict[str, Callable[[list[str]], Any]] = {
             gtp_name(attr): getattr(self, attr) for attr in sorted(dir(type(self))) if attr.startswith("cmd_")
         }
         #: The one board size the agent plays (a network's ``board_size``), or None: any size.
@@ -250,26 +279,56 @@ class GtpEngine:
     # ---- reading and answering -----------------------------------------
 
     def run(self) -> int:
-        """Answer commands until ``quit`` or the end of input. Returns 0."""
-        while not self.done:
-            line = self.stdin.readline(MAX_LINE)
-            if not line:
-                break
-            if len(line) >= MAX_LINE and not line.endswith("\n"):
-                reply = self._too_long(line)
-            else:
-                reply = self.handle(line)
-            if reply is not None:
-                self.stdout.write(reply + "\n\n")
-                self.stdout.flush()
+        """Answer commands until ``quit`` or the end of input. Returns 0.
+
+        Input is read on a background thread (:class:`~fuseki.gtp.reader.LineReader`),
+        so that an analysis stops when the next command arrives and a clock's
+        budget counts from the moment ``genmove`` arrived.
+        """
+        self._reader = LineReader(self.stdin)
+        try:
+            while not self.done:
+                line = self._reader.get()
+                if line is None:
+                    break
+                self._arrived = line.arrived
+                if line.too_long:
+                    self._write(self._too_long(line.text) + "\n\n")
+                else:
+                    self._respond(line.text)
+        finally:
+            self._reader = None
+            self._arrived = None
         return 0
 
-    def _too_long(self, head: str) -> str:
-        """Discard the rest of an over-long line; answer it with one error."""
-        while True:
-            chunk = self.stdin.readline(MAX_LINE)
-            if not chunk or chunk.endswith("\n"):
-                break
+    def _write(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
+
+    def _respond(self, line: str) -> None:
+        """Answer one line on the output stream, streaming the replies that stream."""
+        self._after_reply = None
+        result = self._dispatch(line)
+        if result is None:
+            return
+        if isinstance(result, str):
+            self._write(result + "\n\n")
+        else:
+            cid, streamed = result
+            self._write(f"={cid}\n")
+            try:
+                last = streamed.body(lambda text: self._write(_one_reply(text).strip("\n") + "\n"))
+            except Exception:  # noqa: BLE001 -- the '=' is out: end the reply, keep the session
+                traceback.print_exc(file=self.log)
+                last = ""
+            self._write((_one_reply(last) + "\n" if last else "") + "\n")
+        if self._after_reply is not None:
+            self._after_reply(time.perf_counter())
+            self._after_reply = None
+
+    @staticmethod
+    def _too_long(head: str) -> str:
+        """The one error for an over-long line (its rest is already dropped)."""
         cleaned = clean_line(head)
         m = _ID.match(cleaned)
         cid = m.group(0) if m and (len(cleaned) == m.end() or cleaned[m.end()] == " ") else ""
@@ -277,7 +336,27 @@ class GtpEngine:
 
     def handle(self, line: str) -> str | None:
         """The reply to one input line (without the closing blank line), or ``None``
-        for a line that GTP says to ignore (empty or a comment)."""
+        for a line that GTP says to ignore (empty or a comment).
+
+        A streamed reply (analysis) is collected whole: with no input stream
+        to watch, an analysis runs for one move's search budget and ends with
+        a last line.
+        """
+        self._after_reply = None
+        result = self._dispatch(line)
+        if result is not None and not isinstance(result, str):
+            cid, streamed = result
+            lines: list[str] = []
+            last = streamed.body(lines.append)
+            body = [_one_reply(x).strip("\n") for x in lines] + ([_one_reply(last)] if last else [])
+            result = "\n".join([f"={cid}"] + body)
+        if self._after_reply is not None:
+            self._after_reply(time.perf_counter())
+            self._after_reply = None
+        return result
+
+    def _dispatch(self, line: str) -> str | tuple[str, Streamed] | None:
+        """Run one command: its whole reply, or ``(id, Streamed)`` for a reply written as it comes."""
         text = clean_line(line)
         if not text:
             return None
@@ -299,6 +378,8 @@ class GtpEngine:
         except Exception as e:  # noqa: BLE001 -- a bug must cost one reply, never the session
             traceback.print_exc(file=self.log)
             return f"?{cid} internal error: {_one_reply(type(e).__name__ + ': ' + str(e))[:200]}"
+        if isinstance(reply, Streamed):
+            return cid, reply
         return f"={cid} {_one_reply(reply)}"
 
     # ---- argument parsing ------------------------------------------------
@@ -380,10 +461,12 @@ class GtpEngine:
             raise GtpCommandError(f"unacceptable size: {problem}")
         self.size = size
         self._reset(GameState.new(size, self.rules))
+        self.clocks = {}
         return ""
 
     def cmd_clear_board(self, args: list[str]) -> str:
         self._reset(GameState.new(self.size, self.rules))
+        self.clocks = {}  # a new game: fresh clocks under the same time settings
         return ""
 
     def cmd_komi(self, args: list[str]) -> str:
@@ -443,15 +526,114 @@ class GtpEngine:
         self._play(color, self._vertex(args[1]))
         return ""
 
-    def _generate(self, args: list[str]) -> tuple[Color, Move, GameState]:
-        self._nargs(args, 1)
-        color = self._color(args[0])
+    def _position_for(self, color: Color) -> GameState:
+        """The current position with ``color`` to move (a rebase when it is not their turn)."""
         state = self.state
         if color is not state.next_player or state.is_over():
             state = self._rebase(state, color)
-        move = self.agent.select_move(state)
+        return state
+
+    def _searcher(self) -> Any:
+        """The MCTS agent inside the bot's wrappers (``search_limits``), or None for a bot that does not search."""
+        agent: Any = self.agent
+        for _ in range(8):
+            if agent is None:
+                return None
+            if callable(getattr(type(agent), "search_limits", None)):
+                return agent
+            agent = getattr(agent, "agent", None)
+        return None
+
+    def warm_up(self) -> float:
+        """Compile (or load from Numba's cache) the search kernels now, so that the first move under
+        a clock does not pay for it; seconds taken (0 for a bot that does not search)."""
+        if self._searcher() is None:
+            return 0.0
+        from fuseki.search.go.warmup import warm  # numba kernels: only for a searching bot
+
+        return warm()
+
+    def _analysis_searcher(self) -> Any:
+        """The search behind the analysis commands: the bot's own, else a default MCTS (built once)."""
+        searcher = self._searcher()
+        if searcher is not None:
+            return searcher
+        if self._side_searcher is None:
+            from fuseki.agents.mcts_agent import MCTSAgent  # numba kernels: only when asked for
+
+            self._side_searcher = MCTSAgent(resign_below=None)
+        return self._side_searcher
+
+    def _input_waiting(self) -> bool:
+        """Stop an analysis: the next command (or any line, or the end of input) has arrived."""
+        return self._reader is not None and self._reader.pending()
+
+    def _interrupted(self) -> bool:
+        """Stop a move search early: GoGui's ``# interrupt`` line (``gogui-interrupt``)."""
+        return self._reader is not None and self._reader.take_interrupt()
+
+    def _overhead(self) -> float:
+        """The engine's time past the end its search planned (a last batch, the reply), the largest
+        of recent moves (0.1 s before any)."""
+        return max(self._overheads) if self._overheads else 0.1
+
+    def clock_budget(self, color: Color, state: GameState) -> Budget | None:
+        """The time manager's budget for ``color``'s move in ``state`` (None without a time limit)."""
+        tc = self.time_control
+        if tc.system == "none":
+            return None
+        clock = self.clocks.get(color) or ClockState.fresh(tc)
+        return self.time_manager.budget(
+            tc, clock, move_number=state.move_number, size=state.size, overhead=self._overhead()
+        )
+
+    def _generate_move(
+        self,
+        color: Color,
+        *,
+        progress: Callable[[SearchInfo], None] | None = None,
+        interval: float = 1.0,
+    ) -> tuple[Move, GameState]:
+        """The bot's move for ``color``, under the clock when there is one; not played."""
+        state = self._position_for(color)
+        started = self._arrived if self._arrived is not None else time.perf_counter()
+        searcher = self._searcher()
+        budget = self.clock_budget(color, state)
+        limits: dict[str, Any] = {}
+        if searcher is not None:
+            limits = {"stop": self._interrupted if self._reader is not None else None, "progress": progress}
+            limits["interval"] = interval
+            if budget is not None:
+                # Stop early on a decided move only where the time saved can be spent later.
+                limits.update(
+                    seconds=budget.target, max_seconds=budget.limit, started=started, decisive=budget.bankable
+                )
+        context = searcher.search_limits(**limits) if searcher is not None else contextlib.nullcontext()
+        with context:
+            move = self.agent.select_move(state)
+        searched = time.perf_counter()
         if not move.is_resign and not state.is_legal(move):
             raise GtpCommandError(f"the bot chose an illegal move: {move.gtp(self.size)} ({state.why_illegal(move)})")
+        tc = self.time_control
+        # The budget counts from the arrival, so what it must leave room for is what comes after
+        # the search should have ended: a last batch past the limit, the reply, the write.
+        planned_end = searched if budget is None else min(searched, started + budget.limit)
+
+        def account(replied: float) -> None:
+            """After the reply is out: the move's time on our clock and the overhead past the search."""
+            elapsed = replied - started
+            self._overheads.append(max(0.0, replied - planned_end))
+            if tc.system != "none":
+                clock = self.clocks.get(color) or ClockState.fresh(tc)
+                self.clocks[color] = clock.after_move(tc, elapsed)
+
+        self._after_reply = account
+        return move, state
+
+    def _generate(self, args: list[str]) -> tuple[Color, Move, GameState]:
+        self._nargs(args, 1)
+        color = self._color(args[0])
+        move, state = self._generate_move(color)
         return color, move, state
 
     def cmd_genmove(self, args: list[str]) -> str:
@@ -500,16 +682,32 @@ class GtpEngine:
 
     # ---- time ---------------------------------------------------------------------
 
-    def cmd_time_settings(self, args: list[str]) -> str:
-        self._nargs(args, 3)
-        main, byo, stones = (self._int(a, "a time setting") for a in args)
-        if min(main, byo, stones) < 0:
+    def _set_time_control(self, tc: TimeControl) -> None:
+        """A new clock resets both players' clocks; the same one sent again (gtp2ogs does, before
+        every move) keeps them."""
+        if tc != self.time_control:
+            self.time_control = tc
+            self.clocks = {}
+
+    def _seconds(self, text: str, what: str) -> float:
+        value = self._float(text, what)
+        if value < 0 or not math.isfinite(value):
             raise GtpCommandError("syntax error: time settings cannot be negative")
-        system = "absolute" if byo == 0 else ("none" if stones == 0 else "canadian")
-        self.time = TimeSettings(main, byo, stones, system)
+        return value
+
+    def cmd_time_settings(self, args: list[str]) -> str:
+        """GTP's clock: main time, byo-yomi time, byo-yomi stones (Canadian; 0 stones: no limit)."""
+        self._nargs(args, 3)
+        main = self._seconds(args[0], "a time setting")
+        byo = self._seconds(args[1], "a time setting")
+        stones = self._int(args[2], "a time setting")
+        if stones < 0:
+            raise GtpCommandError("syntax error: time settings cannot be negative")
+        self._set_time_control(TimeControl.from_gtp(main, byo, stones))
         return ""
 
     def cmd_kgs_time_settings(self, args: list[str]) -> str:
+        """KGS's clock: ``none``, ``absolute M``, ``byoyomi M P N`` (N periods), ``canadian M P S``."""
         if not args:
             raise GtpCommandError("syntax error: expected none, absolute, byoyomi or canadian")
         system, rest = args[0].lower(), args[1:]
@@ -517,24 +715,167 @@ class GtpEngine:
         if system not in counts:
             raise GtpCommandError(f"syntax error: unknown time system {_quote(args[0])}")
         self._nargs(rest, counts[system])
-        values = [self._int(a, "a time setting") for a in rest]
-        if any(v < 0 for v in values):
-            raise GtpCommandError("syntax error: time settings cannot be negative")
         if system == "none":
-            self.time = TimeSettings()
-        elif system == "absolute":
-            self.time = TimeSettings(values[0], 0, 0, "absolute")
-        else:  # byoyomi: main, period time, periods; canadian: main, period time, stones
-            self.time = TimeSettings(values[0], values[1], values[2], system)
+            tc = TimeControl.none()
+        else:
+            main = self._seconds(rest[0], "a time setting")
+            period = self._seconds(rest[1], "a time setting") if system != "absolute" else 0.0
+            count = self._int(rest[2], "a time setting") if system != "absolute" else 0
+            if count < 0:
+                raise GtpCommandError("syntax error: time settings cannot be negative")
+            if system == "absolute" or period == 0 or count == 0:
+                # No overtime after all: sudden death, or no limit when there is no main time either.
+                tc = TimeControl.absolute(main) if main > 0 else TimeControl.none()
+            else:
+                try:
+                    tc = TimeControl(system, main, period, count)
+                except InputError as e:
+                    raise GtpCommandError(f"syntax error: {e}") from None
+        self._set_time_control(tc)
         return ""
 
     def cmd_time_left(self, args: list[str]) -> str:
+        """The controller's clock for one player: seconds left, and stones (Canadian) or periods
+        (byo-yomi, as KGS sends them) left in overtime; 0 in main time."""
         self._nargs(args, 3)
         color = self._color(args[0])
-        seconds = self._int(args[1], "the time left")
+        seconds = self._seconds(args[1], "the time left")
         stones = self._int(args[2], "the stones left")
-        self.time.left[color] = (seconds, stones)
+        if stones < 0:
+            raise GtpCommandError("syntax error: the stones left cannot be negative")
+        self.clocks[color] = ClockState.from_time_left(self.time_control, seconds, stones)
         return ""
+
+    # ---- analysis ---------------------------------------------------------------------
+
+    def _analyze(self, args: list[str], style: str) -> Streamed:
+        """``lz-analyze``, ``kata-analyze`` and ``analyze``: search until the next command, with a line
+        every interval (docs/gtp-analysis.md)."""
+        request = self._analyze_request(args, style)
+        color = request.color or self.state.next_player
+        state = self._position_for(color)
+        searcher = self._analysis_searcher()
+
+        def body(emit: Callable[[str], None]) -> str:
+            fmt = self._formatter(style, state, request)
+            progress = (lambda info: emit(fmt(info))) if request.interval > 0 else None
+            if self._reader is not None:
+                searcher.engine.search(state, stop=self._input_waiting, progress=progress, interval=request.interval)
+                return ""
+            # In process there is no next command to wait for: one move's budget, then a last line.
+            info = searcher.engine.search(
+                state,
+                playouts=searcher.playouts,
+                seconds=searcher.seconds,
+                progress=progress,
+                interval=request.interval or 1.0,
+            )
+            return fmt(info)
+
+        return Streamed(body)
+
+    def _genmove_analyze(self, args: list[str], style: str) -> Streamed:
+        """``lz-genmove_analyze`` and friends: ``genmove`` with analysis lines, ending ``play VERTEX``.
+
+        Like KataGo's, it is not cut short by the next command (only by
+        GoGui's ``# interrupt``), and it keeps the clock like ``genmove``.
+        """
+        request = self._analyze_request(args, style)
+        color = request.color or self.state.next_player
+
+        def body(emit: Callable[[str], None]) -> str:
+            state = self._position_for(color)
+            fmt = self._formatter(style, state, request)
+            progress = (lambda info: emit(fmt(info))) if request.interval > 0 else None
+            move, _ = self._generate_move(color, progress=progress, interval=request.interval or 1.0)
+            if not move.is_resign:
+                self._play(color, move)
+            return f"play {move.gtp(self.size)}"
+
+        return Streamed(body)
+
+    def _analyze_request(self, args: list[str], style: str) -> A.AnalyzeRequest:
+        try:
+            return A.parse_analyze_args(args, kata=style == "kata")
+        except A.AnalyzeSyntaxError as e:
+            raise GtpCommandError(f"syntax error: {e}") from None
+
+    def _formatter(self, style: str, state: GameState, request: A.AnalyzeRequest) -> Callable[[SearchInfo], str]:
+        size, to_move = state.size, state.next_player
+        if style == "lz":
+            return lambda info: A.lz_line(info, size, request)
+        if style == "kata":
+            return lambda info: A.kata_line(info, size, to_move, request)
+        return lambda info: A.sabaki_line(info, size, request)
+
+    def cmd_lz_analyze(self, args: list[str]) -> Streamed:
+        """Leela Zero's ``lz-analyze [color] [interval] [key value]...``."""
+        return self._analyze(args, "lz")
+
+    def cmd_kata_analyze(self, args: list[str]) -> Streamed:
+        """KataGo's ``kata-analyze [color] [interval] [ownership true] [pvVisits true] [rootInfo true]...``."""
+        return self._analyze(args, "kata")
+
+    def cmd_analyze(self, args: list[str]) -> Streamed:
+        """Sabaki's ``analyze [color] [interval]`` (float win rates and the score lead)."""
+        return self._analyze(args, "sabaki")
+
+    def cmd_lz_genmove_analyze(self, args: list[str]) -> Streamed:
+        return self._genmove_analyze(args, "lz")
+
+    def cmd_kata_genmove_analyze(self, args: list[str]) -> Streamed:
+        return self._genmove_analyze(args, "kata")
+
+    def cmd_genmove_analyze(self, args: list[str]) -> Streamed:
+        return self._genmove_analyze(args, "sabaki")
+
+    # ---- GoGui ----------------------------------------------------------------------------
+
+    def cmd_gogui_analyze_commands(self, args: list[str]) -> str:
+        """GoGui's menu of analysis commands (``type/label/command`` lines)."""
+        return "\n".join(A.GOGUI_COMMANDS)
+
+    def cmd_gogui_interrupt(self, args: list[str]) -> str:
+        """Says that a ``# interrupt`` line stops a running search (GoGui's interrupt protocol)."""
+        return ""
+
+    def _gogui_search(self) -> tuple[SearchInfo, GameState]:
+        """One search of the current position for a GoGui command: the bot's budget, stoppable."""
+        state = self._position_for(self.state.next_player)
+        searcher = self._analysis_searcher()
+        info = searcher.engine.search(
+            state,
+            playouts=searcher.playouts,
+            seconds=searcher.seconds,
+            stop=self._interrupted if self._reader is not None else None,
+        )
+        return info, state
+
+    def cmd_fuseki_ownership(self, args: list[str]) -> str:
+        """An ownership heat map from a search's playouts (GoGui ``gfx``: INFLUENCE, +1 black)."""
+        info, state = self._gogui_search()
+        return A.gogui_ownership(info, state.size, state.next_player)
+
+    def cmd_fuseki_ownership_board(self, args: list[str]) -> str:
+        """The same ownership as numbers, one row per line (GoGui ``dboard``)."""
+        info, state = self._gogui_search()
+        return A.gogui_ownership_board(info, state.size)
+
+    def cmd_fuseki_best_moves(self, args: list[str]) -> str:
+        """The best moves labelled with their win rates and the best line (GoGui ``gfx``)."""
+        info, state = self._gogui_search()
+        return A.gogui_best_moves(info, state.size, state.next_player)
+
+    def cmd_fuseki_pv(self, args: list[str]) -> str:
+        """The principal variation, player to move first (GoGui ``var``)."""
+        info, state = self._gogui_search()
+        best = next((c for c in info.children if c.visits > 0), None)
+        return "" if best is None else " ".join(A.vertex(m, state.size) for m in best.pv)
+
+    def cmd_fuseki_winrate(self, args: list[str]) -> str:
+        """The win rate and score for the player to move (GoGui ``string``)."""
+        info, state = self._gogui_search()
+        return A.gogui_best_moves(info, state.size, state.next_player).splitlines()[-1].removeprefix("TEXT ")
 
     # ---- looking at the game ----------------------------------------------------------
 

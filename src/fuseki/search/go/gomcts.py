@@ -35,7 +35,10 @@ from fuseki.go.ladder import LADDER_MAX_DEPTH, ladder_stack
 from fuseki.search.go import gotree as T
 from fuseki.util.errors import InputError
 
-__all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo"]
+__all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo", "PV_LENGTH"]
+
+#: Longest principal variation a search reports per move.
+PV_LENGTH = 32
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +71,7 @@ class MCTSConfig:
     ladder_nodes: int = 200  # positions one ladder read may visit
     max_game_factor: int = 3  # a playout stops after this many times the board's points
     reuse: bool = True
-    capacity: int = 1 << 21  # tree rows; about 36 bytes each
+    capacity: int = 1 << 21  # tree rows; about 44 bytes each
     seed: int | None = None
 
     def __post_init__(self) -> None:
@@ -126,6 +129,16 @@ class ChildInfo:
     prior: float  # prior win fraction
     amaf_visits: int
     amaf_winrate: float
+    #: Mean and spread of the final score (area difference against komi) for the player to
+    #: move at the root, over the simulations through this move; NaN when unvisited.
+    score_mean: float = math.nan
+    score_stdev: float = math.nan
+    #: This move's share of the root's prior wins (heuristics plus any policy network):
+    #: the nearest thing this engine has to a policy probability, in [0, 1].
+    prior_share: float = 0.0
+    #: The principal variation starting with this move (most visited replies), at most PV_LENGTH moves.
+    pv: tuple[int, ...] = ()
+    pv_visits: tuple[int, ...] = ()  #: the visits of each move of ``pv``
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +153,26 @@ class SearchInfo:
     reused_visits: int  # visits the root already had from earlier searches
     children: list[ChildInfo]
     ownership: np.ndarray  # per unpadded point, in [-1, 1] (+1 = Black's)
+    interrupted: bool = False  # stopped by ``stop()`` (the next command) rather than by a limit
+
+    @property
+    def value(self) -> float:
+        """The root's win rate for the player to move: child win rates weighted by visits.
+
+        The best child's own rate is biased upwards with few visits (the
+        maximum of noisy estimates); the weighted mean is the root's estimate.
+        NaN before any visit.
+        """
+        visited = [c for c in self.children if c.visits > 0]
+        total = sum(c.visits for c in visited)
+        return sum(c.visits * c.winrate for c in visited) / total if total else math.nan
+
+    @property
+    def score(self) -> float:
+        """The root's mean final score for the player to move (visits-weighted, against komi)."""
+        visited = [c for c in self.children if c.visits > 0]
+        total = sum(c.visits for c in visited)
+        return sum(c.visits * c.score_mean for c in visited) / total if total else math.nan
 
     @property
     def playouts_per_second(self) -> float:
@@ -170,7 +203,7 @@ class GoMCTS:
         self.config = config or MCTSConfig()
         cap = self.config.capacity
         self._ti = np.empty((cap, 3), dtype=np.int32)
-        self._tf = np.empty((cap, 6), dtype=np.float32)
+        self._tf = np.empty((cap, T.NF), dtype=np.float32)
         self._th = np.zeros(1, dtype=np.int64)
         self._size = 0
         self._root_sig: tuple[int, int, int] | None = None  # (key, move number, size) of the tree's root
@@ -271,20 +304,47 @@ class GoMCTS:
     # ---- search -----------------------------------------------------------
 
     def search(
-        self, state: Any, *, playouts: int | None = None, seconds: float | None = None, allow_pass: bool = True
+        self,
+        state: Any,
+        *,
+        playouts: int | None = None,
+        seconds: float | None = None,
+        max_seconds: float | None = None,
+        started: float | None = None,
+        stop: Callable[[], bool] | None = None,
+        progress: Callable[[SearchInfo], None] | None = None,
+        interval: float = 1.0,
+        decisive: bool = False,
+        allow_pass: bool = True,
     ) -> SearchInfo:
-        """Search ``state`` (a :class:`fuseki.go.GameState`) for ``playouts`` simulations or
-        ``seconds`` of wall time (whichever comes first; at least one must be given).
+        """Search ``state`` (a :class:`fuseki.go.GameState`) until a limit is reached.
 
+        Limits (at least one): ``playouts`` simulations, ``seconds`` of wall
+        time, or ``stop()`` returning True (polled between batches of about
+        20 ms: an analysis runs until the next GTP command arrives).
+
+        ``started`` is the :func:`time.perf_counter` time from which
+        ``seconds`` and ``max_seconds`` count (default: now). A GTP engine
+        under a clock passes the moment the command arrived, so that reading
+        it and preparing the root is paid out of the same budget.
+        ``max_seconds`` (at least ``seconds``) lets the search run on past
+        ``seconds`` while the choice is unclear: another move with at least a
+        quarter of the best one's visits has a higher win rate.
+        ``decisive`` stops as soon as no other move can overtake the most
+        visited one in the simulations left (at the measured rate), which is
+        what a clock wants: time saved on an obvious move is time for a hard one.
+        ``progress(info)`` gets a snapshot every ``interval`` seconds.
         ``allow_pass=False`` keeps the pass out of the root's choices for this search (the next
         search allows it again): the best move other than a pass, when passing is not wanted.
         """
-        if playouts is None and seconds is None:
-            raise InputError("give playouts or seconds (or both)")
+        if playouts is None and seconds is None and stop is None:
+            raise InputError("give playouts, seconds or a stop condition")
         if playouts is not None and playouts < 1:
             raise InputError(f"playouts must be at least 1, got {playouts}")
-        if seconds is not None and seconds <= 0:
+        if seconds is not None and not seconds > 0:
             raise InputError(f"seconds must be positive, got {seconds}")
+        if max_seconds is not None and (seconds is None or not max_seconds >= seconds):
+            raise InputError("max_seconds needs seconds and must be at least seconds")
         if state.is_over():
             raise ValueError("the game is over: there is nothing to search")
         size = state.size
@@ -295,6 +355,9 @@ class GoMCTS:
         self._owner[:] = 0.0
         reused = int(self._tf[0, T.F_N])
         start = time.perf_counter()
+        origin = start if started is None else float(started)
+        soft_end = None if seconds is None else origin + seconds
+        hard_end = soft_end if max_seconds is None else origin + max_seconds
         done = 0
         if self._ti[0, T.T_FIRST] < 0:
             T.expand(
@@ -303,6 +366,9 @@ class GoMCTS:
         self._ban_root_moves(state, allow_pass)
         if self.root_prior is not None and self._prior_sig != self._root_sig:
             self._add_root_prior(state)
+        timed = seconds is not None or stop is not None or progress is not None
+        next_report = start + interval if progress is not None else math.inf
+        interrupted = False
         batch = 16
         args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder)
         while True:
@@ -313,17 +379,68 @@ class GoMCTS:
             T.run_simulations(root, self._work, self._ti, self._tf, self._th, prm, want, *args)
             done += want
             now = time.perf_counter()
-            if seconds is not None:
-                if now - start >= seconds:
+            if stop is not None and stop():
+                interrupted = True
+                break
+            if now >= next_report:
+                assert progress is not None
+                progress(self._report(state, done, now - start, reused))
+                now = time.perf_counter()
+                next_report = now + interval
+            per = (now - t0) / want
+            if hard_end is not None:
+                if now >= hard_end:
                     break
+                if soft_end is not None and now >= soft_end and not self._unclear():
+                    break
+                if decisive:
+                    left = (playouts - done) if playouts is not None else math.inf
+                    left = min(left, (hard_end - now) / max(per, 1e-9))
+                    if self._decided(left):
+                        break
+            elif decisive and playouts is not None and self._decided(playouts - done):
+                break
+            if timed:
                 # Aim at about 20 ms per call: time checks stay cheap, limits stay sharp.
-                per = (now - t0) / want
-                left = seconds - (now - start)
-                batch = max(1, min(int(0.02 / max(per, 1e-7)), int(left / max(per, 1e-7)) + 1, 4096))
+                size_cap = 4096
+                if hard_end is not None and soft_end is not None:
+                    target_end = soft_end if now < soft_end else hard_end
+                    size_cap = min(size_cap, int((target_end - now) / max(per, 1e-7)) + 1)
+                batch = max(1, min(int(0.02 / max(per, 1e-7)), size_cap))
             else:
                 batch = min(batch * 2, 4096)
         elapsed = time.perf_counter() - start
-        return self._report(state, done, elapsed, reused)
+        info = self._report(state, done, elapsed, reused)
+        return dataclasses.replace(info, interrupted=interrupted)
+
+    def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
+        """Visits and wins of the root's playable children (arrays, tree order)."""
+        first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
+        if first < 0:
+            return np.zeros(0, np.float32), np.zeros(0, np.float32)
+        ok = self._ti[first : first + k, T.T_MOVE] >= 0
+        rows = self._tf[first : first + k]
+        return rows[ok, T.F_N], rows[ok, T.F_W]
+
+    def _unclear(self) -> bool:
+        """Another move with at least a quarter of the best one's visits has a higher win rate."""
+        n, w = self._root_stats()
+        if n.size < 2:
+            return False
+        best = int(np.argmax(n))
+        if n[best] <= 0:
+            return True
+        rivals = n >= 0.25 * n[best]
+        rates = np.where(rivals, w / np.maximum(n, 1.0), -1.0)
+        return bool(rates.max() > rates[best] + 1e-6)
+
+    def _decided(self, left: float) -> bool:
+        """No other move can reach the most visited one's visits in ``left`` more simulations."""
+        n, _ = self._root_stats()
+        if n.size < 2:
+            return n.size == 1
+        top2 = np.partition(n, n.size - 2)[-2:]
+        return bool(top2[1] - top2[0] > left)
 
     def _add_root_prior(self, state: Any) -> None:
         """Add the policy's prior visits to the root's children (once per root position)."""
@@ -353,11 +470,26 @@ class GoMCTS:
         first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
         children: list[ChildInfo] = []
         best, best_n = size * size, -1.0
-        for j in range(first, first + k):
-            m = int(self._ti[j, T.T_MOVE])
+        rows = self._tf[first : first + k].astype(np.float64) if first >= 0 else np.zeros((0, T.NF))
+        moves = self._ti[first : first + k, T.T_MOVE] if first >= 0 else np.zeros(0, np.int32)
+        playable = moves >= 0
+        prior_total = float(np.clip(rows[playable, T.F_PW], 0.0, None).sum()) if len(rows) else 0.0
+        pv_buf = np.empty(PV_LENGTH, dtype=np.int64)
+        pv_visits = np.empty(PV_LENGTH, dtype=np.float64)
+        for j in range(len(moves)):
+            m = int(moves[j])
             if m < 0:
                 continue
-            n, w, pn, pw, an, aw = (float(x) for x in self._tf[j])
+            n, w, pn, pw, an, aw, s1, s2 = (float(x) for x in rows[j])
+            if n > 0:
+                mean = s1 / n
+                stdev = math.sqrt(max(s2 / n - mean * mean, 0.0))
+                got = T.principal_variation(self._ti, self._tf, first + j, pv_buf, pv_visits)
+                pv = tuple(int(x) for x in pv_buf[:got])
+                pv_n = tuple(int(x) for x in pv_visits[:got])
+            else:
+                mean = stdev = math.nan
+                pv, pv_n = (m,), (0,)
             children.append(
                 ChildInfo(
                     move=m,
@@ -366,6 +498,11 @@ class GoMCTS:
                     prior=pw / pn if pn > 0 else math.nan,
                     amaf_visits=int(an),
                     amaf_winrate=aw / an if an > 0 else math.nan,
+                    score_mean=mean,
+                    score_stdev=stdev,
+                    prior_share=max(pw, 0.0) / prior_total if prior_total > 0 else 0.0,
+                    pv=pv,
+                    pv_visits=pv_n,
                 )
             )
             if n > best_n:

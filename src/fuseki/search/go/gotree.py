@@ -14,8 +14,11 @@ backup) runs in one kernel call:
 ``tf[node]`` (float32)
     ``F_N``/``F_W`` real visits and wins, ``F_PN``/``F_PW`` prior visits and
     wins (virtual experience from heuristics, as in Michi and Fuego),
-    ``F_AN``/``F_AW`` AMAF (all-moves-as-first) visits and wins for RAVE.
-    Wins are counted for the player who made the move into the node.
+    ``F_AN``/``F_AW`` AMAF (all-moves-as-first) visits and wins for RAVE,
+    ``F_S``/``F_SS`` the sum and the sum of squares of the final score
+    (area difference against komi) of the simulations through the node, so
+    that analysis can report a mean score and its spread per move.
+    Wins and scores are counted for the player who made the move into the node.
 ``th[0]``
     rows in use. The root is row 0.
 
@@ -78,7 +81,8 @@ from fuseki.search.go.playouts import (
 )
 
 T_MOVE, T_FIRST, T_NCHILD = 0, 1, 2
-F_N, F_W, F_PN, F_PW, F_AN, F_AW = 0, 1, 2, 3, 4, 5
+F_N, F_W, F_PN, F_PW, F_AN, F_AW, F_S, F_SS = 0, 1, 2, 3, 4, 5, 6, 7
+NF = 8  # columns of ``tf``
 
 # Parameter slots (a float64 array, so that one compiled kernel serves every setting).
 P_EXPAND = 0  # visits before a leaf is expanded
@@ -299,6 +303,8 @@ def expand(
         tf[row, F_PW] = pw
         tf[row, F_AN] = 0.0
         tf[row, F_AW] = 0.0
+        tf[row, F_S] = 0.0
+        tf[row, F_SS] = 0.0
     # Shuffle, so that ties in selection go to a random child.
     for j in range(k - 1, 0, -1):
         i = np.random.randint(j + 1)
@@ -308,7 +314,7 @@ def expand(
             t = ti[a, f]
             ti[a, f] = ti[b, f]
             ti[b, f] = t
-        for f in range(6):
+        for f in range(NF):
             t2 = tf[a, f]
             tf[a, f] = tf[b, f]
             tf[b, f] = t2
@@ -336,6 +342,8 @@ def expand(
     tf[row, F_PW] = pass_w
     tf[row, F_AN] = 0.0
     tf[row, F_AW] = 0.0
+    tf[row, F_S] = 0.0
+    tf[row, F_SS] = 0.0
     ti[node, T_FIRST] = first
     ti[node, T_NCHILD] = k
     th[0] = first + k
@@ -497,6 +505,7 @@ def run_simulations(
                 q += 1
         if diff == -(1 << 30):
             diff = count
+        black_score = diff - komi
         if diff > komi:
             black_result = 1.0
         elif diff < komi:
@@ -511,6 +520,9 @@ def run_simulations(
             mover = 3 - to_move
             tf[nd, F_N] += 1.0
             tf[nd, F_W] += black_result if mover == BLACK else 1.0 - black_result
+            mine = black_score if mover == BLACK else -black_score
+            tf[nd, F_S] += mine
+            tf[nd, F_SS] += mine * mine
             if use_rave and ti[nd, T_FIRST] >= 0:
                 res = black_result if to_move == BLACK else 1.0 - black_result
                 first = ti[nd, T_FIRST]
@@ -534,7 +546,7 @@ def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2:
     """
     for f in range(3):
         ti2[0, f] = ti[new_root, f]
-    for f in range(6):
+    for f in range(NF):
         tf2[0, f] = tf[new_root, f]
     ti2[0, T_FIRST] = -1
     ti2[0, T_NCHILD] = 0
@@ -562,7 +574,7 @@ def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2:
             r = used + j
             for f in range(3):
                 ti2[r, f] = ti[s, f]
-            for f in range(6):
+            for f in range(NF):
                 tf2[r, f] = tf[s, f]
             ti2[r, T_FIRST] = -1
             ti2[r, T_NCHILD] = 0
@@ -572,3 +584,38 @@ def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2:
                 tail += 1
         used += k
     return used
+
+
+@njit(cache=True)
+def principal_variation(ti: np.ndarray, tf: np.ndarray, row: int, out: np.ndarray, visits: np.ndarray) -> int:
+    """The line from tree row ``row``: its move, then the most visited child's, and so on.
+
+    Writes the moves (unpadded indices, ``N*N`` = pass) into ``out`` and each
+    node's visits into ``visits`` (same length); returns how many. Stops at a
+    node without visited children or when ``out`` is full. A Numba kernel
+    because analysis asks for one line per root move several times a second.
+    """
+    if out.shape[0] == 0:
+        return 0
+    m = ti[row, T_MOVE]
+    out[0] = m if m >= 0 else -1 - m
+    visits[0] = tf[row, F_N]
+    k = 1
+    node = row
+    while k < out.shape[0]:
+        first = ti[node, T_FIRST]
+        if first < 0:
+            break
+        best = -1
+        best_n = 0.0
+        for j in range(first, first + ti[node, T_NCHILD]):
+            if ti[j, T_MOVE] >= 0 and tf[j, F_N] > best_n:
+                best_n = tf[j, F_N]
+                best = j
+        if best < 0:
+            break
+        out[k] = ti[best, T_MOVE]
+        visits[k] = best_n
+        k += 1
+        node = best
+    return k
