@@ -22,7 +22,7 @@ import concurrent.futures
 import multiprocessing
 import time
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -230,6 +230,7 @@ class Server:
         record = self.records.get(rid)
         if record is None:
             record = self.records[rid] = read_sgf(sgf)
+            deque(record.states(), maxlen=0)  # replayed once, so that its warnings are all there
             while len(self.records) > REVIEW_CACHE:
                 self.records.popitem(last=False)
         self.records.move_to_end(rid)

@@ -76,6 +76,9 @@ export class Review {
       const players = [r.black && `Black: ${r.black}`, r.white && `White: ${r.white}`].filter(Boolean).join(", ");
       $("review-info").textContent =
         `${r.size}×${r.size}, komi ${r.komi}, ${r.count} moves` + (players ? ` · ${players}` : "") + (r.result ? ` · ${r.result}` : "");
+      const repairs = $("review-repairs");
+      repairs.replaceChildren(...(r.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
+      repairs.hidden = !(r.warnings || []).length;
       $("winrate-graph").hidden = true;
       $("winrate-graph").textContent = "";
       $("analysis").textContent = "";
