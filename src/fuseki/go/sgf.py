@@ -747,8 +747,11 @@ def _add_setup(record: GameRecord, number: int, setup: Setup, log: Log) -> None:
 
 def _place_implied_handicap(record: GameRecord, log: Log) -> None:
     """``HA[n]`` (n >= 2) without any black setup stone, White to move first: the
-    server left the stones implied. They are on the fixed points (GTP's, which
-    are the servers' too)."""
+    server left the stones implied. They are on the fixed points: GTP's, which are
+    the servers' too, but for 6 and 7 stones, whose side stones some servers
+    (Fox in 2015) put on the top and bottom rather than left and right. Where
+    the two differ, the first placement with which the whole game replays is
+    taken, and the warning says so."""
     n, size = record.handicap, record.size
     if n < 2 or record.setup_black:
         return
@@ -756,14 +759,30 @@ def _place_implied_handicap(record: GameRecord, log: Log) -> None:
     if first is not Color.WHITE:
         return  # Black moves first: the stones, if any, are Black's moves
     if not 2 <= n <= max_fixed_handicap(size):
-        raise SgfError(f"HA[{n}] without handicap stones (no AB), and {size}x{size} has no fixed placement for {n} stones")
-    points = fixed_handicap(n, size)
+        raise SgfError(
+            f"HA[{n}] without handicap stones (no AB), and {size}x{size} has no fixed placement for {n} stones"
+        )
+    gtp = frozenset(fixed_handicap(n, size))
+    choices = [gtp, frozenset(Point(p.col, p.row) for p in gtp)]  # left/right or top/bottom side stones
+    chosen, note = gtp, ""
+    if choices[1] != gtp and not log.strict:
+        for option in choices:
+            trial = dataclasses.replace(record, setup_black=option - record.setup_white, warnings=[])
+            try:
+                deque(trial.states(), maxlen=0)
+            except SgfError:
+                continue
+            chosen = option
+            if option != gtp:
+                shown = " ".join(to_gtp(p, size) for p in sorted(gtp - option))
+                note = f" (the game's moves rule out {shown})"
+            break
     log.repair(
         "handicap_placed",
         f"HA[{n}] without handicap stones (no AB) and White to move first",
-        f"placed {n} stones on the fixed points {' '.join(to_gtp(p, size) for p in points)}",
+        f"placed {n} stones on the fixed points {' '.join(to_gtp(p, size) for p in sorted(chosen))}{note}",
     )
-    record.setup_black = frozenset(points) - record.setup_white
+    record.setup_black = chosen - record.setup_white
 
 
 def _main_line_runs(game: sgf.Sgf_game) -> list[list[sgf.Tree_node]]:
@@ -821,17 +840,18 @@ def _read_size(raw: bytes | None) -> int:
     return size
 
 
-#: Komi this large is no real komi: a server that writes komi times 100 wrote it.
-_KOMI_X100_FROM = 50
+#: Komi this large that is a whole number of quarters times 100 is no real komi: a server wrote it times 100.
+_KOMI_X100_FROM = 25
 
 
 def _read_komi(raw: bytes | None, log: Log) -> float:
     """``KM`` in points, with the servers' encodings undone (see docs/sgf.md).
 
-    A komi of 50 or more that is a whole number of quarter points times 100
+    A komi of 25 or more that is a whole number of quarter points times 100
     was written times 100 (``KM[650]``: 6.5). A quarter that is not a half
     (``KM[375]``: 3.75) is a komi in stones, as Chinese counting states it;
-    a stone is two points, so it is 7.5.
+    a stone is two points, so it is 7.5. No real komi is 25 points or more
+    *and* a multiple of 25; ``KM[30]`` stays 30.
     """
     if raw is None:
         return 0.0

@@ -36,7 +36,13 @@ class SgfError(FusekiError, ValueError):
     """SGF data that is malformed, or that fuseki cannot replay.
 
     The message is one line, e.g. ``move 23 (W D4) is illegal: occupied``.
+    ``kind`` is the repair that strict reading refused (one of :data:`KINDS`),
+    else ``None``.
     """
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 #: Every kind of warning, with what it is about (docs/sgf.md has the same table).
@@ -96,7 +102,7 @@ class Log:
         """Record a repair, or refuse it (strict)."""
         assert kind in KINDS, kind
         if self.strict and kind not in NOTES:
-            raise SgfError(f"{problem} (strict reading repairs nothing)")
+            raise SgfError(f"{problem} (strict reading repairs nothing)", kind)
         self.add(SgfWarning(kind, problem, repair))
 
     def add(self, warning: SgfWarning) -> None:
