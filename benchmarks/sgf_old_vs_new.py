@@ -18,8 +18,8 @@ moves, komi, handicap and setup. Each file falls in one class:
 - ``refused_by_both``.
 
 ``--digests FILE`` also writes, per file, a SHA-256 of the old reader's
-replay (or its error), so that a test can check the new reader against the
-old one without git (tests/go/test_sgf_old_replays.py).
+replay (of :func:`replay_facts`), or ``refused``, so that a test can check the
+new reader against the old one without git (tests/go/test_sgf_old_replays.py).
 
     python benchmarks/sgf_old_vs_new.py benchmarks/results tests \\
         --out benchmarks/results/sgf_old_vs_new_shipped.json \\
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         classes[cls] += 1
         if cls != "identical" and len(examples.setdefault(cls, [])) < 10:
             examples[cls].append(relative(game_id))
-        digests[relative(game_id)] = digest(before)
+        digests[relative(game_id)] = digest(before) if old_ok else "refused"
     result = {
         "command": "python " + " ".join([os.path.relpath(__file__, ROOT), *(argv or sys.argv[1:])]),
         "old_reader": f"src/fuseki/go/sgf.py at {args.old}",

@@ -28,11 +28,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     check.add_argument("sources", nargs="+", metavar="SOURCE", help="SGF files, folders, zip or tar archives")
     check.add_argument("--strict", action="store_true", help="repair nothing: every repair is a refusal")
-    check.add_argument("--summary", action="store_true", help="only the counts, not a line per file")
+    check.add_argument(
+        "--summary", action="store_true", help="only the counts and the refused files, not a line per repaired file"
+    )
     check.add_argument(
         "--max-bytes", type=int_at_least(1), default=1 << 20, help="skip files larger than this (default 1 MiB)"
     )
-    check.add_argument("--json", action="store_true", help="end with one line of JSON (the counts and every report)")
+    check.add_argument(
+        "--json", action="store_true", help="end with one line of JSON: the counts and the reports (refused only with --summary)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stderr if args.json else sys.stdout
 
     def show(game_id: str, result: dict) -> None:
-        if args.summary or (result["status"] == "loaded" and not result["warnings"]):
+        if (args.summary and result["status"] != "refused") or (result["status"] == "loaded" and not result["warnings"]):
             return
         lines = [f"{game_id}: {result['status']}" + (f": {result['error']}" if "error" in result else "")]
         lines += [f"  {w['kind']}: {w['message']}" for w in result["warnings"]]
@@ -70,5 +74,7 @@ def run(args: argparse.Namespace) -> int:
         lines += [f"{n:>10}  {kind}" for kind, n in report["refused_by_kind"].items()]
     print("\n".join(lines), file=out)
     if args.json:
+        if args.summary:
+            report["reports"] = [r for r in report["reports"] if r["status"] == "refused"]
         print_json(report)
     return 1 if report["refused"] else 0
