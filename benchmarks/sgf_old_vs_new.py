@@ -52,9 +52,7 @@ OLD_COMMIT = "2087f002a2e5dc4c50d7c69171d08a94a1a73d94"
 
 def old_reader(commit: str) -> Any:
     """The ``fuseki.go.sgf`` module as it was at ``commit``, imported under another name."""
-    source = subprocess.run(
-        ["git", "show", f"{commit}:src/fuseki/go/sgf.py"], cwd=ROOT, check=True, capture_output=True
-    ).stdout
+    source = subprocess.run(["git", "show", f"{commit}:src/fuseki/go/sgf.py"], cwd=ROOT, check=True, capture_output=True).stdout
     folder = Path(tempfile.mkdtemp(prefix="old_sgf_"))
     path = folder / "fuseki_old_sgf.py"
     path.write_bytes(source)

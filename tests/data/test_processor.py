@@ -19,7 +19,6 @@ from sgf_corpus import random_game, write_games
 from fuseki.data.processor import (
     LOCK_FILE,
     ProcessError,
-    SkipGame,
     encode_game,
     game_fingerprint,
     load_manifest,

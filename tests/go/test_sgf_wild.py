@@ -71,8 +71,7 @@ CASES: list[tuple[str, list[tuple[str, str]], str | None]] = [
             AP_TWICE,
             (
                 "handicap_placed",
-                "HA[3] without handicap stones (no AB) and White to move first: "
-                "placed 3 stones on the fixed points D16 Q16 D4",
+                "HA[3] without handicap stones (no AB) and White to move first: placed 3 stones on the fixed points D16 Q16 D4",
             ),
         ],
         "HA[3] without handicap stones (no AB) and White to move first",

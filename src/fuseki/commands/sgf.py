@@ -23,17 +23,11 @@ from fuseki.cli import UserError, int_at_least
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    check = sub.add_parser(
-        "check", help="read and replay every game; report repairs and refusals", description=__doc__.splitlines()[0]
-    )
+    check = sub.add_parser("check", help="read and replay every game; report repairs and refusals", description=__doc__.splitlines()[0])
     check.add_argument("sources", nargs="+", metavar="SOURCE", help="SGF files, folders, zip or tar archives")
     check.add_argument("--strict", action="store_true", help="repair nothing: every repair is a refusal")
-    check.add_argument(
-        "--summary", action="store_true", help="only the counts and the refused files, not a line per repaired file"
-    )
-    check.add_argument(
-        "--max-bytes", type=int_at_least(1), default=1 << 20, help="skip files larger than this (default 1 MiB)"
-    )
+    check.add_argument("--summary", action="store_true", help="only the counts and the refused files, not a line per repaired file")
+    check.add_argument("--max-bytes", type=int_at_least(1), default=1 << 20, help="skip files larger than this (default 1 MiB)")
     check.add_argument(
         "--json", action="store_true", help="end with one line of JSON: the counts and the reports (refused only with --summary)"
     )

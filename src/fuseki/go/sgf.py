@@ -759,9 +759,7 @@ def _place_implied_handicap(record: GameRecord, log: Log) -> None:
     if first is not Color.WHITE:
         return  # Black moves first: the stones, if any, are Black's moves
     if not 2 <= n <= max_fixed_handicap(size):
-        raise SgfError(
-            f"HA[{n}] without handicap stones (no AB), and {size}x{size} has no fixed placement for {n} stones"
-        )
+        raise SgfError(f"HA[{n}] without handicap stones (no AB), and {size}x{size} has no fixed placement for {n} stones")
     gtp = frozenset(fixed_handicap(n, size))
     choices = [gtp, frozenset(Point(p.col, p.row) for p in gtp)]  # left/right or top/bottom side stones
     chosen, note = gtp, ""
