@@ -117,6 +117,13 @@ def relative(game_id: str) -> str:
     return path + sep + member
 
 
+def _head() -> str:
+    """The working tree's commit, with ``+changes`` when it differs from it."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT, capture_output=True, text=True).stdout
+    return head + ("+changes" if dirty.strip() else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="+")
@@ -157,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "command": "python " + " ".join([os.path.relpath(__file__, ROOT), *(argv or sys.argv[1:])]),
         "old_reader": f"src/fuseki/go/sgf.py at {args.old}",
-        "new_reader": "src/fuseki/go/sgf.py of the working tree, lenient (the default)",
+        "new_reader": f"src/fuseki/go/sgf.py at {_head()}, lenient (the default)",
         "sources": args.sources,
         "games": sum(classes.values()),
         "classes": dict(classes.most_common()),
