@@ -203,6 +203,7 @@ def test_load_sgf(tmp_path) -> None:
     [
         ("hello world", "not an SGF file: no '(;' in 'hello world'"),
         (b"", "not an SGF file"),
+        (b"\x00" * 1500, "not an SGF file: 1,500 bytes, all zero"),
         ("(;GM[1]SZ[9]B)", "malformed SGF file: property with no values"),
         ("(;GM[1]SZ[9];B[ee]W)", "malformed SGF file"),
         ("(;GM[2]SZ[8])", "not a Go game: GM[2]"),

@@ -134,6 +134,8 @@ def parse_game(raw: bytes, log: Log) -> sgf_grammar.Coarse_game_tree:
             raw = b"(" + raw[node.start() :]
             paren = sgf_grammar._find_start_re.search(raw)
     if paren is None:
+        if raw and not raw.strip(b"\x00"):
+            raise SgfError(f"not an SGF file: {len(raw):,} bytes, all zero")
         raise SgfError(f"not an SGF file: no '(;' in {_preview(raw)}")
     tokens, end = sgf_grammar.tokenise(raw, paren.start())
     tree, closed = _build(tokens, raw, end, log)
