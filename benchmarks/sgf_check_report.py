@@ -40,9 +40,7 @@ def _summary(report: dict[str, Any], keep_refused: bool) -> dict[str, Any]:
     out["example_warnings"] = examples
     if keep_refused:
         out["refused_games"] = [
-            {"game": r["game"], "error": r["error"], "kind": r["error_kind"]}
-            for r in report["reports"]
-            if r["status"] == "refused"
+            {"game": r["game"], "error": r["error"], "kind": r["error_kind"]} for r in report["reports"] if r["status"] == "refused"
         ]
     return out
 

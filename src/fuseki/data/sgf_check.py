@@ -15,7 +15,7 @@ choice, games of another board size or player).
 >>> _ = (folder / "b.sgf").write_bytes(b"(;GM[1]SZ[9];B[ee];W[ee])")
 >>> report = check_games([folder])
 >>> report["files"], report["loaded"], report["repaired"], report["refused"]
-(2, 1, 1, 1)
+(2, 0, 1, 1)
 >>> report["by_kind"], report["refused_by_kind"]
 ({'komi_x100': 1}, {'illegal_move': 1})
 """
