@@ -144,7 +144,7 @@ def test_tt_is_a_pass_up_to_19(size: int) -> None:
 
 @pytest.mark.parametrize(
     ("ru", "preset"),
-    [("Chinese", "chinese"), ("japanese", "japanese"), ("Tromp-Taylor", "tromp-taylor"), ("TT", "tromp-taylor")],
+    [("Chinese", "chinese"), ("japanese", "japanese"), ("Tromp-Taylor", "tromp-taylor"), ("TT", "tromp-taylor"), ("Korean", "japanese")],
 )
 def test_rules_names(ru: str, preset: str) -> None:
     record = read_sgf(f"(;GM[1]SZ[9]KM[6.5]RU[{ru}])")

@@ -166,6 +166,8 @@ _RU_RULES: dict[str, Rules] = {
     **{_name.lower().replace("-", ""): _rules for _name, _rules in _RU_NAMES},
     "tt": PRESETS["tromp-taylor"],
     "newzealand": NZ_RULES,
+    # Korean rules count territory with simple ko, as Japanese ones do (servers write RU[Korean]).
+    "korean": PRESETS["japanese"],
 }
 
 
@@ -249,7 +251,7 @@ class GameRecord:
     def rules(self) -> Rules:
         """The rule set ``RU`` names, with the record's komi.
 
-        Chinese, Japanese, Tromp-Taylor (``TT``), AGA, NZ and our own preset
+        Chinese, Japanese (and Korean), Tromp-Taylor (``TT``), AGA, NZ and our own preset
         names are known; anything else, or no ``RU``, gives the default
         :class:`Rules` (area scoring, situational superko, no suicide).
         """
