@@ -334,11 +334,12 @@ _GB18030_FOUR = re.compile(rb"[\x81-\xfe][\x30-\x39][\x81-\xfe][\x30-\x39]")
 
 
 def _looks_latin1(raw: bytes) -> bool:
-    """Are most bytes >= 0x80 alone between ASCII bytes, as accents in European names are?
+    """Do most bytes >= 0x80 stand alone between ASCII bytes, as accents in European names do?
 
-    The double-byte encodings of East Asian text write every character as
-    two such bytes (mostly both >= 0x80), so their text comes in runs of two
-    or more; ``Müller`` in ISO-8859-1 has one byte alone.
+    The double-byte encodings of East Asian text write a character as two
+    such bytes (mostly both >= 0x80), so their text comes in runs of two or
+    more; ``Müller`` in ISO-8859-1 has one byte alone. (Three accents in a
+    row, ``Ñúñez``, look East Asian: benchmarks/results/sgf_encodings_fox9d.json.)
     """
     # GB18030's four-byte characters have ASCII digits inside: count them as one run.
     raw = _GB18030_FOUR.sub(b"\xff" * 4, raw)
