@@ -340,9 +340,7 @@ class GameRecord:
         return f"the rules of RU[{self.ruleset}]" if self.ruleset else "the default rules"
 
     def _log(self) -> Log:
-        log = Log(self.strict)
-        log.warnings = self.warnings  # shared: the replay's repairs are the record's
-        return log
+        return Log(self.strict, self.warnings)  # shared: the replay's repairs are the record's
 
     def _walk(self, rules: Rules) -> Iterator[ReplayStep]:
         """The replay under ``rules``; raises :class:`_Superko` where the lenient replay should drop superko."""

@@ -94,9 +94,11 @@ class SgfWarning:
 class Log:
     """Collects the warnings of one read; in strict mode a repair raises :class:`SgfError`."""
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(self, strict: bool = False, warnings: list[SgfWarning] | None = None) -> None:
         self.strict = strict
-        self.warnings: list[SgfWarning] = []
+        #: The list the warnings go to: a record's own, when a replay adds to it.
+        self.warnings: list[SgfWarning] = warnings if warnings is not None else []
+        self._seen = set(self.warnings)
 
     def repair(self, kind: str, problem: str, repair: str) -> None:
         """Record a repair, or refuse it (strict)."""
@@ -107,7 +109,8 @@ class Log:
 
     def add(self, warning: SgfWarning) -> None:
         """Record a warning once (a replay may find the same one again)."""
-        if warning not in self.warnings:
+        if warning not in self._seen:
+            self._seen.add(warning)
             self.warnings.append(warning)
 
 
