@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chess-warmstart": ("fuseki.commands.chess_warmstart", "label positions with Stockfish and train a chess network on them (supervised)"),
     "solve": ("fuseki.commands.solve", "solve tic-tac-toe or Hexapawn with every exact search"),
     "data": ("fuseki.commands.data", "game records and training data: KGS index, download, process, generate"),
+    "sgf": ("fuseki.commands.sgf", "check SGF game records: what the reader repairs or refuses, by kind"),
     "scratch-demo": ("fuseki.commands.scratch_demo", "train the book's NumPy network from scratch on digits (ch. 5)"),
     "train": ("fuseki.commands.train", "train networks: supervised move prediction (ch. 6-7)"),
     "serve": ("fuseki.commands.serve", "serve the web UI and its JSON API (play and review in the browser)"),

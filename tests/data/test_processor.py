@@ -19,7 +19,6 @@ from sgf_corpus import random_game, write_games
 from fuseki.data.processor import (
     LOCK_FILE,
     ProcessError,
-    SkipGame,
     encode_game,
     game_fingerprint,
     load_manifest,
@@ -30,7 +29,7 @@ from fuseki.data.processor import (
 from fuseki.data.sampler import Split
 from fuseki.util.runs import RunMismatch
 from fuseki.encoders import get_encoder
-from fuseki.go import GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
+from fuseki.go import Color, GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +51,7 @@ def shard_arrays(folder: Path, split: str) -> tuple[np.ndarray, np.ndarray]:
 def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("corpus")
     write_games(root / "games", 10, size=9, seed=1, moves=12)
-    save_sgf(root / "games" / "bad.sgf", b"(;GM[1]FF[4]SZ[9];B[ee];W[cc]")  # truncated
+    save_sgf(root / "games" / "bad.sgf", b"(;GM[1]FF[4]SZ[9];B[ee] %% ;W[cc])")  # beyond repair
     save_sgf(root / "games" / "illegal.sgf", b"(;GM[1]FF[4]SZ[9];B[ee];W[dd];B[ee])")  # occupied
     save_sgf(root / "games" / "big.sgf", game_to_sgf(random_game(13, 5, 6)))  # another board size
     return root / "games"
@@ -97,9 +96,40 @@ def test_bad_illegal_and_other_size_games_are_skipped_and_counted(corpus, tmp_pa
     assert summary["skipped_by_kind"] == {"bad_sgf": 1, "board_size": 1, "illegal_move": 1}
     reasons = {Path(s["game"]).name: s["reason"] for s in load_manifest(tmp_path / "out")["skipped"]}
     assert "illegal" in reasons["illegal.sgf"] and "move 3" in reasons["illegal.sgf"]
-    assert "truncated" in reasons["bad.sgf"]
+    assert "malformed SGF file: cannot read '%% ;W[cc])'" in reasons["bad.sgf"]
     assert reasons["big.sgf"] == "board size 13, expected 9"
     assert summary["train_games"] == 10
+
+
+def test_files_from_a_server_are_read_with_repairs_and_counted(tmp_path):
+    # Fox's forms: handicap stones in the second node, HA without stones, komi x100,
+    # AP twice, no closing ')', two white moves in a row; and one that cannot be replayed.
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "setup.sgf").write_bytes(b"(;GM[1]SZ[9]KM[650]HA[2]AP[a]AP[b];AB[gc][cg];W[ee];B[dd];W[ff])")
+    (games / "implied.sgf").write_bytes(b"(;GM[1]SZ[9]KM[0]HA[2];W[ee];B[dd];W[ff];W[fd]")
+    (games / "occupied.sgf").write_bytes(b"(;GM[1]SZ[9]HA[2];W[gc])")  # on an implied handicap stone
+    summary = process_games([games], tmp_path / "out", encoder="oneplane", size=9, test_fraction=0.0)
+    assert summary["positions"] == 3 + 4 and summary["skipped_by_kind"] == {"illegal_move": 1}
+    assert summary["repaired_by_kind"] == {
+        "duplicate_property": 1, "handicap_placed": 2, "implied_pass": 1, "komi_x100": 1, "missing_close": 1,
+        "setup_after_root": 1,
+    }
+    manifest = load_manifest(tmp_path / "out")
+    (skip,) = manifest["skipped"]
+    assert skip["reason"] == "move 1 (W G7) is illegal: occupied"
+    meta = json.loads((tmp_path / "out" / manifest["shards"][0]["files"]["games"]["name"]).read_text())
+    repairs = {Path(g["game"]).name: g.get("repairs") for g in meta["games"]}
+    assert repairs == {
+        "implied.sgf": ["missing_close", "handicap_placed", "implied_pass"],
+        "setup.sgf": ["duplicate_property", "komi_x100", "setup_after_root"],
+    }
+    assert meta["skipped"][0]["repairs"] == ["handicap_placed"]
+    x, y = shard_arrays(tmp_path / "out", "train")
+    assert len(x) == len(y) == 7 and 3 * 9 + 5 in y.tolist()  # implied.sgf's last move, W F6
+    # It is played after Black's implied pass; the handicap stone at G7 is there.
+    board = read_sgf((games / "implied.sgf").read_bytes()).replay()
+    assert board.color_at(Point(3, 5)) is Color.WHITE and board.color_at(Point(2, 6)) is Color.BLACK
 
 
 def test_last_partial_shard_is_kept(corpus, tmp_path):
@@ -140,9 +170,11 @@ def test_moves_after_the_game_ended_by_two_passes_are_left_out():
     assert y.tolist() == [40, 81, 81]
 
 
-def test_out_of_turn_move_skips_the_game():
-    with pytest.raises(SkipGame, match="move 2 .* out of turn"):
-        encode_game(b"(;GM[1]FF[4]SZ[9];B[ee];B[cc])", get_encoder("oneplane", 9), 9)
+def test_a_move_out_of_turn_is_played_after_an_implied_pass():
+    x, y = encode_game(b"(;GM[1]FF[4]SZ[9];B[ee];B[cc])", get_encoder("oneplane", 9), 9)
+    assert y.tolist() == [40, 20]  # the implied white pass is no example
+    # Black's C7 is seen from Black's side, with Black's E5 on the board: one plane, +1 own stones.
+    assert x[1][0][4, 4] == 1
 
 
 def test_stale_files_are_never_picked_up(corpus, tmp_path):

@@ -62,7 +62,10 @@ def test_folder_is_recursive_sorted_and_skips_hidden_and_other_files(tmp_path):
     assert [data for _, data in iter_games([root])] == [GAMES[n] for n in ORDER]
 
 
-@pytest.mark.parametrize("suffix,mode", [(".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar.bz2", "w:bz2"), (".tar", "w")])
+@pytest.mark.parametrize(
+    "suffix,mode",
+    [(".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar.bz2", "w:bz2"), (".tar.xz", "w:xz"), (".txz", "w:xz"), (".tar", "w")],
+)
 def test_tar_archives(tmp_path, suffix, mode):
     archive = make_tar(tmp_path / f"kgs{suffix}", mode)
     refs = list_games([archive])

@@ -23,7 +23,7 @@ def _folder(tmp_path: Path) -> Path:
     (games / "again.sgf").write_text(text)
     # Another copy, resigned in SGF's long form, as KGS writes it.
     (games / "again-kgs.sgf").write_text(paths[1].read_text().replace("(;", "(;RE[W+Resign]", 1))
-    (games / "broken.sgf").write_bytes(b"(;GM[1]SZ[9];B[ee];W[cc]")  # truncated
+    (games / "broken.sgf").write_bytes(b"(;GM[1]SZ[9];B[ee] %% ;W[cc])")  # beyond repair
     handicap = GameState.new(13, "chinese", handicap=2).play(Point(3, 3))
     (games / "handicap.sgf").write_bytes(game_to_sgf(handicap))
     assert len(record.moves) == 10

@@ -144,7 +144,7 @@ def test_tt_is_a_pass_up_to_19(size: int) -> None:
 
 @pytest.mark.parametrize(
     ("ru", "preset"),
-    [("Chinese", "chinese"), ("japanese", "japanese"), ("Tromp-Taylor", "tromp-taylor"), ("TT", "tromp-taylor")],
+    [("Chinese", "chinese"), ("japanese", "japanese"), ("Tromp-Taylor", "tromp-taylor"), ("TT", "tromp-taylor"), ("Korean", "japanese")],
 )
 def test_rules_names(ru: str, preset: str) -> None:
     record = read_sgf(f"(;GM[1]SZ[9]KM[6.5]RU[{ru}])")
@@ -203,8 +203,7 @@ def test_load_sgf(tmp_path) -> None:
     [
         ("hello world", "not an SGF file: no '(;' in 'hello world'"),
         (b"", "not an SGF file"),
-        ("(;GM[1]SZ[9];B[ee];W[c", "truncated SGF file"),
-        ("(;GM[1]SZ[9];B[ee]", "truncated SGF file"),
+        (b"\x00" * 1500, "not an SGF file: 1,500 bytes, all zero"),
         ("(;GM[1]SZ[9]B)", "malformed SGF file: property with no values"),
         ("(;GM[1]SZ[9];B[ee]W)", "malformed SGF file"),
         ("(;GM[2]SZ[8])", "not a Go game: GM[2]"),
@@ -213,10 +212,6 @@ def test_load_sgf(tmp_path) -> None:
         ("(;GM[1]SZ[1])", "unsupported board size 1"),
         ("(;GM[1]SZ[nine])", "bad board size SZ[nine]"),
         ("(;GM[1]SZ[19:13])", "bad board size SZ[19:13]"),
-        ("(;GM[1]SZ[9]KM[six])", "bad komi KM[six]: not a number"),
-        ("(;GM[1]SZ[9]KM[6.3])", "bad komi KM[6.3]"),
-        ("(;GM[1]SZ[9]KM[inf])", "bad komi KM[inf]"),
-        ("(;GM[1]SZ[9]KM[nan])", "bad komi KM[nan]"),
         ("(;GM[1]SZ[9]HA[two])", "bad handicap HA[two]"),
         ("(;GM[1]SZ[9]HA[-1])", "bad handicap HA[-1]"),
         ("(;GM[1]SZ[9]PL[X])", "bad player to move PL[X]"),
@@ -228,15 +223,35 @@ def test_load_sgf(tmp_path) -> None:
         ("(;GM[1]SZ[9];B[a])", "move 1: B[a] is not an SGF point"),
         ("(;GM[1]SZ[9];B[E5])", "move 1: B[E5] is not an SGF point"),
         ("(;GM[1]SZ[9];B[aa][bb])", "move 1: B has 2 values"),
-        ("(;GM[1]SZ[9];B[aa];AB[bb];W[cc])", "move 2: setup stones (AB/AW/AE) after the root are not supported"),
-        ("(;GM[1]SZ[9]B[aa];W[bb])", "the root node holds a move"),
     ],
 )
 def test_read_errors(data: str | bytes, message: str) -> None:
+    for strict in (False, True):
+        with pytest.raises(SgfError) as info:
+            read_sgf(data, strict=strict)
+        assert str(info.value).startswith(message)
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("(;GM[1]SZ[9];B[ee];W[c", "the file ends inside W[c"),
+        ("(;GM[1]SZ[9];B[ee]", "the file ends before the game tree is closed (1 ')' missing)"),
+        ("(;GM[1]SZ[9]KM[six])", "bad komi KM[six] (not a number)"),
+        ("(;GM[1]SZ[9]KM[6.3])", "bad komi KM[6.3] (not a multiple of 0.5 of modest size)"),
+        ("(;GM[1]SZ[9]KM[inf])", "bad komi KM[inf] (not a number)"),
+        ("(;GM[1]SZ[9]KM[nan])", "bad komi KM[nan] (not a number)"),
+        ("(;GM[1]SZ[9]KM[650])", "KM[650] is komi times 100"),
+        ("(;GM[1]SZ[9]B[aa];W[bb])", "the root node holds a move (B[aa]); moves must come after the root"),
+    ],
+)
+def test_strict_reading_refuses_what_the_lenient_one_repairs(data: str, message: str) -> None:
     with pytest.raises(SgfError) as info:
-        read_sgf(data)
-    assert str(info.value).startswith(message)
-    assert "\n" not in str(info.value)
+        read_sgf(data, strict=True)
+    assert str(info.value) == f"{message} (strict reading repairs nothing)"
+    record = read_sgf(data)
+    assert [w.problem for w in record.warnings if w.problem == message]
 
 
 @pytest.mark.parametrize(
@@ -250,17 +265,34 @@ def test_read_errors(data: str | bytes, message: str) -> None:
         ),
         # Suicide is illegal under the default rules but legal under Tromp-Taylor.
         ("(;GM[1]SZ[9];B[ba];W[ii];B[ab];W[aa])", "move 4 (W A9) is illegal: suicide"),
-        ("(;GM[1]SZ[9];B[aa];B[bb])", "move 2 (B B8) is out of turn: white to play"),
-        ("(;GM[1]SZ[9]PL[W];B[aa])", "move 1 (B A9) is out of turn: white to play"),
-        ("(;GM[1]SZ[9];B[];W[];B[ee])", "move 3 (B E5) is illegal: game over"),
         ("(;GM[1]SZ[9]AB[aa]AW[ab][ba])", "impossible setup position: the string at A9 has no liberties"),
     ],
 )
 def test_replay_errors(data: str, message: str) -> None:
-    record = read_sgf(data)  # the structure is fine; the rules are not
+    for strict in (False, True):
+        record = read_sgf(data, strict=strict)  # the structure is fine; the rules are not
+        with pytest.raises(SgfError) as info:
+            record.replay()
+        assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("(;GM[1]SZ[9];B[aa];B[bb])", "move 2 (B B8) is out of turn: white to play"),
+        ("(;GM[1]SZ[9]PL[W];B[aa])", "move 1 (B A9) is out of turn: white to play"),
+        ("(;GM[1]SZ[9];B[];W[];B[ee])", "move 3 (B E5) is illegal: game over"),
+    ],
+)
+def test_strict_replay_errors(data: str, message: str) -> None:
+    record = read_sgf(data, strict=True)
     with pytest.raises(SgfError) as info:
         record.replay()
     assert str(info.value) == message
+    assert not record.warnings
+    lenient = read_sgf(data)
+    lenient.replay()  # the lenient replay repairs it
+    assert lenient.warnings
 
 
 def test_suicide_allowed_by_nz_rules() -> None:

@@ -573,3 +573,34 @@ def test_against_gnugo(gnugo):
                 g.play("white", move)
         for color in ("black", "white"):
             assert sorted(g.send(f"list_stones {color}").split()) == sorted(ours.handle(f"list_stones {color}")[2:].split())
+
+
+def test_loadsgf_reads_files_from_the_wild(tmp_path):
+    # Fox's form: AP twice, KM x100, HA[2] with its stones in the second node, two white moves
+    # in a row, no closing ')'; then a setup node after move 2 (a teaching file).
+    path = tmp_path / "fox.sgf"
+    path.write_bytes(b"(;GM[1]SZ[9]KM[650]HA[2]AP[a]AP[b];AB[gc][cg];W[ee];W[dd];AB[gg]AE[cg];B[ff]")
+    log = io.StringIO()
+    e = GtpEngine(make_agent("random", seed=1), rules="chinese", stdout=io.StringIO(), log=log)
+    assert e.handle(f"loadsgf {path}") == "= white"
+    assert "komi times 100" in log.getvalue() and "follows a white move" in log.getvalue()
+    assert e.handle("list_stones black") == "= G7 F4 G3"  # C3 cleared by the setup, G3 added
+    assert e.handle("list_stones white") == "= D6 E5"
+    printed = read_sgf(e.handle("printsgf")[2:])
+    assert printed.komi == 6.5 and printed.setups == read_sgf(path.read_bytes()).setups
+    # A new komi replays the game, setup and implied pass included.
+    assert e.handle("komi 0.5") == "= " and e.handle("list_stones black") == "= G7 F4 G3"
+    assert e.handle("undo") == "= " and e.handle("list_stones black") == "= G7 G3"
+    assert e.handle("undo") == "= " and e.handle("list_stones black") == "= G7 C3"
+    assert e.handle(f"loadsgf {path} 3") == "= black" and e.handle("list_stones black") == "= G7 G3"
+
+
+def test_loadsgf_a_game_that_repeats_a_board_continues_with_simple_ko(tmp_path):
+    path = tmp_path / "superko.sgf"
+    path.write_bytes(
+        b"(;FF[4]GM[1]KM[7.5]RU[Chinese]SZ[5];B[ad];W[ed];B[be];W[ca];B[cb];W[cd];B[db];W[de];B[ac];W[aa];"
+        b"B[ba];W[ec];B[bd];W[ab];B[ea];W[bb];B[eb];W[da];B[ba];W[ca])"
+    )
+    e = new_engine("chinese")
+    assert e.handle(f"loadsgf {path}") == "= black"
+    assert e.rules.ko.value == "simple" and e.state.move_number == 20

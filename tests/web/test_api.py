@@ -398,7 +398,7 @@ def test_review_positions(client: TestClient) -> None:
 def test_malformed_sgf_gets_422(client: TestClient) -> None:
     cases = [
         ("hello", "not an SGF file"),
-        ("(;GM[1]SZ[9];B[ee]", "truncated SGF file"),
+        ("(;GM[1]SZ[9];B[ee] %% ;W[cc])", "malformed SGF file: cannot read"),
         ("(;GM[3]SZ[9])", "not a Go game"),
         ("(;GM[1]SZ[9];B[ee];W[ee])", "move 2 (W E5) is illegal: occupied"),
         ("(;GM[1]SZ[25];B[aa])", "board size 25 is not supported here"),
@@ -411,6 +411,28 @@ def test_malformed_sgf_gets_422(client: TestClient) -> None:
             assert r.status_code == 422 and needle in r.json()["detail"], (text, r.text)
     assert client.post("/api/reviews", json={"nothing": 1}).status_code == 422
     assert client.post("/api/reviews", files={"other": ("x.sgf", b"(;)", "text/plain")}).status_code == 422
+    assert healthy(client)
+
+
+def test_a_review_of_a_server_file_says_what_was_repaired(client: TestClient) -> None:
+    # Fox's form: AP twice, komi x100, the handicap stones in the second node, no closing ')'.
+    fox = "(;GM[1]FF[4]SZ[9]KM[650]HA[2]AP[GNU Go:3.8]AP[foxwq];AB[gc][cg];W[ee];B[dd];W[ff];W[fd]"
+    r = client.post("/api/reviews", json={"sgf": fox})
+    assert r.status_code == 201, r.text
+    review = r.json()
+    assert review["komi"] == 6.5 and review["handicap"] == 2 and review["count"] == 4
+    assert [w.split(":")[0] for w in review["warnings"]] == [
+        "AP is given twice in the root node (AP[GNU Go",
+        "the file ends before the game tree is closed (1 ')' missing)",
+        "KM[650] is komi times 100",
+        "setup (AB) in a node before the first move",
+        "move 4 (W F6) follows a white move",
+    ]
+    start = client.get(f"/api/reviews/{review['id']}/positions/0").json()
+    assert start["board"][2][6] == "X" and start["board"][6][2] == "X" and start["to_move"] == "white"
+    last = client.get(f"/api/reviews/{review['id']}/positions/4").json()
+    assert last["board"][3][5] == "O" and last["to_move"] == "black"
+    assert client.get(f"/api/reviews/{review['id']}").json()["warnings"] == review["warnings"]
     assert healthy(client)
 
 

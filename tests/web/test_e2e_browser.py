@@ -338,15 +338,25 @@ def test_review_pasted_sgf_keys_analysis_and_graph(live_server: str, browser: An
     assert "SGF" in d.find_element(By.ID, "review-message").text
 
     # Malformed SGF: the server's 422 reason shows.
-    d.execute_script("document.getElementById('sgf-text').value = arguments[0];", "(;GM[1]SZ[9];B[ee")
+    d.execute_script("document.getElementById('sgf-text').value = arguments[0];", "(;GM[1]SZ[9];B[ee] %% ;W[cc])")
     d.find_element(By.ID, "btn-load").click()
-    wait(d, lambda d: d.find_element(By.ID, "review-message").text != "SGF" and d.find_element(By.ID, "review-message").text)
+    wait(d, lambda d: "malformed SGF file" in d.find_element(By.ID, "review-message").text)
+
+    # A server's file loads, and the page lists what the reader repaired.
+    fox = "(;GM[1]SZ[9]KM[650]HA[2];AB[gc][cg];W[ee];B[dd]"
+    d.execute_script("document.getElementById('sgf-text').value = arguments[0];", fox)
+    d.find_element(By.ID, "btn-load").click()
+    wait(d, lambda d: d.find_element(By.ID, "review-repairs").is_displayed())
+    repairs = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#review-repairs li")]
+    assert any("KM[650] is komi times 100: read as 6.5" in r for r in repairs), repairs
+    assert "komi 6.5" in d.find_element(By.ID, "review-info").text
 
     d.execute_script("document.getElementById('sgf-text').value = arguments[0];", SGF)
     d.find_element(By.ID, "btn-load").click()
     n_of = lambda d: int(d.find_element(By.ID, "review").get_attribute("data-n"))  # noqa: E731
     wait(d, lambda d: d.find_element(By.ID, "review").get_attribute("data-count") == str(MOVES_PLAYED_BY_SGF))
     assert d.find_element(By.ID, "review-message").text == ""
+    assert not d.find_element(By.ID, "review-repairs").is_displayed()  # nothing repaired in this one
     info = d.find_element(By.ID, "review-info").text
     assert "9×9" in info and "alice" in info and "bob" in info
     assert d.find_element(By.ID, "review-comment").text == "A short game"

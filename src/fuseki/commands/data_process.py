@@ -8,7 +8,7 @@
         [--quiet] [--progress MODE]
 
 SOURCES are SGF files, folders (searched recursively) and archives (.zip,
-.tar.gz, .tgz, .tar.bz2). Run it again with the same arguments after an
+.tar.gz, .tgz, .tar.bz2, .tar.xz). Run it again with the same arguments after an
 interruption and it resumes: finished shards are kept. See
 :mod:`fuseki.data.processor` for the folder layout and docs/data.md for speeds.
 """
@@ -26,7 +26,7 @@ _fraction = float_type(lambda v: 0.0 <= v < 1.0, "must be at least 0 and below 1
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "sources", nargs="+", metavar="SOURCE", help="SGF file, folder or archive (.zip, .tar.gz, .tar.bz2)"
+        "sources", nargs="+", metavar="SOURCE", help="SGF file, folder or archive (.zip, .tar.gz, .tar.bz2, .tar.xz)"
     )
     parser.add_argument("--encoder", required=True, help="encoder name (oneplane, sevenplane, simple, ...)")
     parser.add_argument(
@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
     if summary["skipped"]:
         kinds = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in summary["skipped_by_kind"].items())
         print(f"skipped {summary['skipped']} games: {kinds} (listed in manifest.json)")
+    if summary["repaired_by_kind"]:
+        kinds = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in summary["repaired_by_kind"].items())
+        print(f"read with repairs (games by kind, docs/sgf.md): {kinds}")
     if summary["ignored_files"]:
         shown = ", ".join(summary["ignored_files"][:5]) + (" ..." if len(summary["ignored_files"]) > 5 else "")
         print(f"ignored {len(summary['ignored_files'])} files not in the manifest: {shown}")

@@ -33,8 +33,12 @@ Layout of an output folder::
 A shard holds the positions of ``shard_games`` consecutive games of one side
 of the split (in drawing order), so the work units, and therefore the files,
 are the same however many workers run and however often the run is killed and
-resumed. Games that cannot be used are skipped and listed with the reason:
-malformed SGF, an illegal or out-of-turn move, another board size. A handicap
+resumed. SGF files are read leniently (:mod:`fuseki.go.sgf`): setup stones in
+any node, implied handicap stones and passes, komi written times 100 and the
+other repairs of docs/sgf.md; each game lists its repairs and the manifest
+counts them by kind (``repaired_by_kind``). Games that cannot be used are
+skipped and listed with the reason: malformed SGF beyond repair, an illegal
+move, another board size. A handicap
 game is encoded from the position after its setup stones, with White to move.
 A pass is a label only for encoders that have a pass class (``num_moves >
 size * size``); for the others that position is left out, as in the book.
@@ -230,7 +234,7 @@ def encode_game(data: bytes, encoder: Any, size: int, players: str | None = None
 def encode_record(record: Any, encoder: Any, size: int, players: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode_game` for a game already read."""
     from fuseki.go.sgf import SgfError
-    from fuseki.go.state import Color, IllegalMoveError
+    from fuseki.go.state import Color
 
     learn = {Color.BLACK: True, Color.WHITE: True}
     if players is not None:
@@ -245,37 +249,33 @@ def encode_record(record: Any, encoder: Any, size: int, players: str | None = No
     features = np.empty((len(record.moves), *encoder.shape), dtype=FEATURE_DTYPE)
     labels = np.empty(len(record.moves), dtype=LABEL_DTYPE)
     n = 0
-    try:
-        state = record.initial_state()
-    except SgfError as e:
-        raise SkipGame("bad_sgf", str(e)) from None
     skip = random_opening_moves(record.comment)
-    for number, (color, move) in enumerate(record.moves, 1):
-        if state.is_over():
-            # Moves after two passes: on KGS the players disputed the score and
-            # resumed. The game as played ends at the passes; keep that part.
-            break
-        if color is not state.next_player:
-            raise SkipGame("illegal_move", f"move {number} ({color.letter} {move.gtp(size)}) is out of turn")
-        if move.is_play:
-            label: int | None = move.point.row * size + move.point.col
-        else:
-            label = pass_label
-        if label is not None and number > skip and learn[color]:
-            planes = encoder.encode(state)
-            if planes.dtype != FEATURE_DTYPE:
-                converted = planes.astype(FEATURE_DTYPE)
-                if not np.array_equal(converted, planes):
-                    raise ValueError(f"encoder {encoder.name!r} gave values that do not fit uint8")
-                planes = converted
-            features[n] = planes
-            labels[n] = label
-            n += 1
-        try:
-            state = state.play(move)
-        except IllegalMoveError as e:
-            reason = f"move {number} ({color.letter} {move.gtp(size)}) is illegal: {e.reason}"
-            raise SkipGame("illegal_move", reason) from None
+    try:
+        # The replay puts setup stones where the file has them and plays the
+        # implied pass before a move out of turn (record.warnings says so).
+        for step in record.steps():
+            if step.resumed:
+                # Moves after two passes: on KGS the players disputed the score and
+                # resumed. The game as played ends at the passes; keep that part.
+                break
+            color, move = step.move
+            if move.is_play:
+                label: int | None = move.point.row * size + move.point.col
+            else:
+                label = pass_label
+            if label is not None and step.number > skip and learn[color]:
+                planes = encoder.encode(step.before)
+                if planes.dtype != FEATURE_DTYPE:
+                    converted = planes.astype(FEATURE_DTYPE)
+                    if not np.array_equal(converted, planes):
+                        raise ValueError(f"encoder {encoder.name!r} gave values that do not fit uint8")
+                    planes = converted
+                features[n] = planes
+                labels[n] = label
+                n += 1
+    except SgfError as e:
+        kind = "bad_sgf" if str(e).startswith("impossible setup position") else "illegal_move"
+        raise SkipGame(kind, str(e)) from None
     return features[:n], labels[:n]
 
 
@@ -341,9 +341,11 @@ def encode_shard(
     encoder = _encoder(encoder_name, size)
     doubles = test_fingerprints if plan.split == "train" and test_fingerprints else {}
     feature_parts, label_parts, kept, skipped = [], [], [], []
+    repaired: Counter[str] = Counter()  # games by kind of repair (docs/sgf.md), kept or skipped
     first = 0
     for game_id, data in games:
         digest = hashlib.sha256(data).hexdigest()
+        record = None
         try:
             record = read_game(data)
             fingerprint = game_fingerprint(record)
@@ -352,12 +354,18 @@ def encode_shard(
             features, labels = encode_record(record, encoder, size, players)
         except SkipGame as e:
             skipped.append({"game": game_id, "kind": e.kind, "reason": e.reason, "sha256": digest})
+            if record is not None:
+                skipped[-1]["repairs"] = _repairs(record)
+                repaired.update(skipped[-1]["repairs"])
             continue
         feature_parts.append(features)
         label_parts.append(labels)
         kept.append(
             {"game": game_id, "sha256": digest, "moves_sha256": fingerprint, "first": first, "positions": len(labels)}
         )
+        if record.warnings:
+            kept[-1]["repairs"] = _repairs(record)
+            repaired.update(kept[-1]["repairs"])
         first += len(labels)
     features = (
         np.concatenate(feature_parts) if feature_parts else np.empty((0, *encoder.shape), dtype=FEATURE_DTYPE)
@@ -391,7 +399,13 @@ def encode_shard(
         "positions": int(len(labels)),
         "files": files,
         "skipped": [{k: s[k] for k in ("game", "kind", "reason")} for s in skipped],
+        "repaired": dict(sorted(repaired.items())),
     }
+
+
+def _repairs(record: Any) -> list[str]:
+    """The kinds of the record's warnings, each once, in the order found (docs/sgf.md)."""
+    return list(dict.fromkeys(w.kind for w in record.warnings))
 
 
 def _encode_shard_job(
@@ -472,6 +486,8 @@ def _manifest(header: dict[str, Any], plans: list[ShardPlan], done: dict[str, di
         "bytes": sum(f["bytes"] for e in shards for k, f in e["files"].items() if k != "games"),
         "skipped": skipped,
         "skipped_by_kind": dict(sorted(Counter(s["kind"] for s in skipped).items())),
+        # Games by kind of repair of the lenient SGF reader (shards made before it have none).
+        "repaired_by_kind": dict(sorted(sum((Counter(e.get("repaired", {})) for e in shards), Counter()).items())),
     }
 
 
@@ -583,6 +599,7 @@ def process_games(
         "positions": positions,
         "skipped": len(manifest["skipped"]),
         "skipped_by_kind": manifest["skipped_by_kind"],
+        "repaired_by_kind": manifest["repaired_by_kind"],
         "bytes": manifest["bytes"],
         "bytes_per_position": round(manifest["bytes"] / positions, 2) if positions else None,
         "games_this_run": games_done,

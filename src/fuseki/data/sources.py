@@ -2,8 +2,8 @@
 
 A *source* is a path: one ``.sgf`` file, a folder (searched recursively, for
 ``.sgf`` files and for archives), or an archive -- ``.zip``, ``.tar.gz`` /
-``.tgz``, ``.tar.bz2`` / ``.tbz2`` or a plain ``.tar`` (the KGS archives are
-``.tar.bz2`` and ``.tar.gz``). Every game has a stable id:
+``.tgz``, ``.tar.bz2`` / ``.tbz2``, ``.tar.xz`` / ``.txz`` or a plain ``.tar`` (the KGS
+archives are ``.tar.bz2`` and ``.tar.gz``, the fox-9d collection ``.tar.xz``). Every game has a stable id:
 
 - a file on disk: its absolute path, ``/data/games/a.sgf``;
 - a member of an archive: ``ARCHIVE!MEMBER``, e.g.
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: File name endings read as archives (lower case).
-ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tbz", ".tar")
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tbz", ".tar.xz", ".txz", ".tar")
 #: Games larger than this are skipped by default: a real game record is a few
 #: KB; a multi-megabyte "SGF" is a collection or junk, and reading it would
 #: only cost memory.

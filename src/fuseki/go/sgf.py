@@ -12,6 +12,25 @@ Reading checks the file's syntax and structure; :meth:`GameRecord.replay`
 checks the moves against the rules. Every problem in the data is an
 :class:`SgfError` whose one-line message names it.
 
+**Files from the wild.** By default the reader is lenient: it reads what Go
+servers write and other programs load -- handicap stones in the second node,
+``HA[3]`` with the stones left implied, komi written times 100 (and in stones
+under Chinese counting), two moves of one colour in a row (a pass not
+written), a board repeated under rules that forbid it (the server played
+simple ko), a missing ``(`` or ``)``, a property written twice, names in
+GB18030 without ``CA``. Each repair is an :class:`SgfWarning` in
+:attr:`GameRecord.warnings` (replaying adds the ones found on the board), and
+``strict=True`` turns every repair into an :class:`SgfError`. Setup stones
+(``AB``/``AW``/``AE``/``PL``) may stand in any node, in both modes: they are
+valid SGF. docs/sgf.md lists the repairs.
+
+>>> fox = read_sgf(";GM[1]SZ[19]KM[650]HA[2]AP[GNU Go:3.8]AP[foxwq];AB[pd][dp];W[qp];W[dd]")
+>>> fox.komi, len(fox.setup_black), [w.kind for w in fox.warnings]
+(6.5, 2, ['missing_open', 'duplicate_property', 'missing_close', 'komi_x100', 'setup_after_root'])
+>>> _ = fox.replay()
+>>> print(fox.warnings[-1])
+move 2 (W D16) follows a white move: replayed after a black pass
+
 >>> record = read_sgf("(;GM[1]FF[4]SZ[9]KM[7]PB[Ann]PW[Bob];B[ee]C[tengen];W[cc])")
 >>> record.black, record.size, record.komi, len(record.moves)
 ('Ann', 9, 7.0, 2)
@@ -37,30 +56,31 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from sgfmill import sgf, sgf_grammar, sgf_properties
+from sgfmill import sgf, sgf_grammar
 
 from fuseki.go.coords import MAX_SIZE, MIN_SIZE, CoordinateError, Point, from_sgf, to_gtp, to_sgf
+from fuseki.go.handicap import fixed_handicap, max_fixed_handicap
 from fuseki.go.rules import PRESETS, HandicapBonus, KoRule, Rules, Scoring
+from fuseki.go.sgf_parse import KINDS, Log, SgfError, SgfWarning, guess_encoding, parse_game
+from fuseki.go.sgf_result import GameResult, parse_result, read_result
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
-from fuseki.util.errors import FusekiError
 
 __all__ = [
+    "KINDS",
     "GameRecord",
+    "GameResult",
     "RecordedMove",
+    "ReplayStep",
+    "Setup",
     "SgfError",
+    "SgfWarning",
     "game_to_sgf",
     "load_sgf",
     "read_sgf",
     "parse_result",
+    "read_result",
     "save_sgf",
 ]
-
-
-class SgfError(FusekiError, ValueError):
-    """SGF data that is malformed, or that fuseki cannot replay.
-
-    The message is one line, e.g. ``move 23 (W D4) is illegal: occupied``.
-    """
 
 
 class RecordedMove(NamedTuple):
@@ -72,6 +92,53 @@ class RecordedMove(NamedTuple):
     def label(self, size: int) -> str:
         """``"W D4"`` or ``"B pass"``, as error messages name a move."""
         return f"{self.color.letter} {self.move.gtp(size)}"
+
+
+class Setup(NamedTuple):
+    """Setup properties of the nodes between two moves: stones added (``AB``, ``AW``),
+    points cleared (``AE``) and the player to move (``PL``), in that order of effect."""
+
+    black: frozenset[Point] = frozenset()
+    white: frozenset[Point] = frozenset()
+    empty: frozenset[Point] = frozenset()
+    to_play: Color | None = None
+
+    def then(self, later: Setup) -> Setup:
+        """This setup followed by ``later``, as one."""
+        changed = later.black | later.white | later.empty
+        return Setup(
+            (self.black - changed) | later.black,
+            (self.white - changed) | later.white,
+            (self.empty - changed) | later.empty,
+            later.to_play or self.to_play,
+        )
+
+    def apply(self, board: np.ndarray) -> None:
+        """Put the stones on ``board`` (colour codes, row 0 at the top), in place."""
+        for points, code in ((self.empty, 0), (self.black, int(Color.BLACK)), (self.white, int(Color.WHITE))):
+            for p in points:
+                board[p.row, p.col] = code
+
+
+class ReplayStep(NamedTuple):
+    """One move of a replay (:meth:`GameRecord.steps`)."""
+
+    number: int  #: 1-based
+    move: RecordedMove
+    #: The position the move is played from: after the setup before it and,
+    #: for a move out of turn, after the other side's implied pass.
+    before: GameState
+    #: The position after the move, with the setup of the nodes that follow it.
+    after: GameState
+    #: The move comes after the game had ended by two passes (a game resumed).
+    resumed: bool = False
+
+
+class _Superko(Exception):
+    """Internal: the lenient replay met a board that the rules' superko forbids."""
+
+    def __init__(self, number: int, label: str, rules: Rules) -> None:
+        self.number, self.label, self.rules = number, label, rules
 
 
 # ---- rule sets ------------------------------------------------------------
@@ -99,6 +166,8 @@ _RU_RULES: dict[str, Rules] = {
     **{_name.lower().replace("-", ""): _rules for _name, _rules in _RU_NAMES},
     "tt": PRESETS["tromp-taylor"],
     "newzealand": NZ_RULES,
+    # Korean rules count territory with simple ko, as Japanese ones do (servers write RU[Korean]).
+    "korean": PRESETS["japanese"],
 }
 
 
@@ -121,11 +190,14 @@ def _ruleset_name(rules: Rules) -> str:
 #: Root properties that :class:`GameRecord` fields own. On writing, the record
 #: sets these; any other root property of the original tree is copied as is.
 _ROOT_FIELDS = frozenset(
-    {"FF", "GM", "SZ", "CA", "KM", "RU", "HA", "AB", "AW", "AE", "PL"}
-    | {"PB", "PW", "BR", "WR", "RE", "DT", "EV", "GN", "C", "B", "W"}
+    {"FF", "GM", "SZ", "CA", "KM", "RU", "HA", "AB", "AW", "AE", "PL"} | {"PB", "PW", "BR", "WR", "RE", "DT", "EV", "GN", "C", "B", "W"}
 )
+#: Setup properties: the record owns them in every main-line node.
+_SETUP_FIELDS = frozenset(("AB", "AW", "AE", "PL"))
 #: Properties of a main-line move node that the record owns.
-_MOVE_FIELDS = frozenset(("B", "W", "C"))
+_MOVE_FIELDS = frozenset(("B", "W", "C")) | _SETUP_FIELDS
+#: Properties of a main-line node without a move that the record owns (its comment is merged).
+_EXTRA_FIELDS = frozenset(("C",)) | _SETUP_FIELDS
 
 
 @dataclasses.dataclass
@@ -143,9 +215,10 @@ class GameRecord:
     ruleset: str = ""
     #: ``HA``: the number of handicap stones (0 for none). The stones are in :attr:`setup_black`.
     handicap: int = 0
-    setup_black: frozenset[Point] = frozenset()  #: root ``AB``
-    setup_white: frozenset[Point] = frozenset()  #: root ``AW``
-    setup_empty: frozenset[Point] = frozenset()  #: root ``AE``
+    #: ``AB`` of the root and of the nodes before the first move (a server's second node).
+    setup_black: frozenset[Point] = frozenset()
+    setup_white: frozenset[Point] = frozenset()  #: ``AW``, as :attr:`setup_black`
+    setup_empty: frozenset[Point] = frozenset()  #: ``AE``, as :attr:`setup_black`
     #: ``PL``: who moves first, when the file says.
     to_play: Color | None = None
     black: str = ""  #: ``PB``
@@ -165,9 +238,16 @@ class GameRecord:
     #: in overtime, what was left of the period) and, in overtime, the stones or periods left
     #: (``OB``/``OW``). Written, not read back (the tree keeps them when a file is rewritten).
     clock: dict[int, tuple[float, int]] = dataclasses.field(default_factory=dict, compare=False)
+    #: Setup later in the game: move number ``n`` -> the setup of the nodes
+    #: after move ``n`` (and of move ``n + 1``'s own node), applied before move ``n + 1``.
+    setups: dict[int, Setup] = dataclasses.field(default_factory=dict)
     #: The sgfmill tree this record was read from; it supplies the variations
     #: and uninterpreted properties when writing. Not part of equality.
     tree: sgf.Sgf_game | None = dataclasses.field(default=None, compare=False, repr=False)
+    #: What reading (and replaying, which adds to it) repaired or noted. Not part of equality.
+    warnings: list[SgfWarning] = dataclasses.field(default_factory=list, compare=False, repr=False)
+    #: Read with ``strict=True``: the replay repairs nothing either.
+    strict: bool = dataclasses.field(default=False, compare=False, repr=False)
 
     # ---- derived --------------------------------------------------------
 
@@ -175,7 +255,7 @@ class GameRecord:
     def rules(self) -> Rules:
         """The rule set ``RU`` names, with the record's komi.
 
-        Chinese, Japanese, Tromp-Taylor (``TT``), AGA, NZ and our own preset
+        Chinese, Japanese (and Korean), Tromp-Taylor (``TT``), AGA, NZ and our own preset
         names are known; anything else, or no ``RU``, gives the default
         :class:`Rules` (area scoring, situational superko, no suicide).
         """
@@ -223,25 +303,138 @@ class GameRecord:
         except ValueError as e:  # CoordinateError included
             raise SgfError(f"impossible setup position: {e}") from None
 
+    def _resolve(self, rules: Rules | str | None) -> Rules:
+        if rules is None:
+            return self.rules
+        if isinstance(rules, str):
+            return Rules.preset(rules).replace(komi=self.komi)
+        return rules
+
+    def steps(self, rules: Rules | str | None = None) -> Iterator[ReplayStep]:
+        """Replay the main line move by move (see :class:`ReplayStep`).
+
+        Raises :class:`SgfError` at the first move that cannot be replayed,
+        after the steps before it. Unless the record was read with
+        ``strict=True``, a move out of turn is played after the other side's
+        implied pass, a move after two passes resumes the game, and a board
+        repeated under a superko rule is allowed: the game is replayed with
+        simple ko, as the server that recorded it played. Each of these adds
+        an :class:`SgfWarning` to :attr:`warnings` (once, however often the
+        game is replayed).
+        """
+        rules = self._resolve(rules)
+        done = 0
+        while True:
+            try:
+                for step in self._walk(rules):
+                    if step.number > done:  # after a restart: the steps already given are the same
+                        done = step.number
+                        yield step
+                return
+            except _Superko as s:
+                self._log().repair(
+                    "superko",
+                    f"move {s.number} ({s.label}) repeats an earlier board, which {self._ruleset_words()} forbid "
+                    f"({s.rules.ko.value} superko)",
+                    "replayed the game with simple ko, as it was played",
+                )
+                rules = rules.replace(ko=KoRule.SIMPLE)
+
+    def _ruleset_words(self) -> str:
+        return f"the rules of RU[{self.ruleset}]" if self.ruleset else "the default rules"
+
+    def _log(self) -> Log:
+        return Log(self.strict, self.warnings)  # shared: the replay's repairs are the record's
+
+    def _walk(self, rules: Rules) -> Iterator[ReplayStep]:
+        """The replay under ``rules``; raises :class:`_Superko` where the lenient replay should drop superko."""
+        log = self._log()
+        state = self._with_setup(self.initial_state(rules), 0)
+        for number, recorded in enumerate(self.moves, 1):
+            label = recorded.label(self.size)
+            color, move = recorded
+            resumed = False
+            if state.is_over():
+                if self.strict:
+                    raise SgfError(f"move {number} ({label}) is illegal: game over")
+                log.repair(
+                    "resumed",
+                    f"move {number} ({label}) comes after the game ended by two passes",
+                    "replayed as a resumed game",
+                )
+                state, resumed = self._rebase(state, color), True
+            elif color is not state.next_player:
+                if self.strict:
+                    raise SgfError(f"move {number} ({label}) is out of turn: {state.next_player.name.lower()} to play")
+                other = color.other.name.lower()
+                log.repair(
+                    "implied_pass",
+                    f"move {number} ({label}) follows a {color.name.lower()} move",
+                    f"replayed after a {other} pass",
+                )
+                # A pass after a pass would end the game: then the turn is simply handed over.
+                state = self._rebase(state, color) if state.passes else state.play(Move.pass_turn())
+            try:
+                after = state.play(move)
+            except IllegalMoveError as e:
+                if e.reason == "superko" and not self.strict:
+                    raise _Superko(number, label, rules) from None
+                raise SgfError(f"move {number} ({label}) is illegal: {e.reason}") from None
+            after = self._with_setup(after, number)
+            yield ReplayStep(number, recorded, state, after, resumed)
+            state = after
+
+    @staticmethod
+    def _rebase(state: GameState, color: Color) -> GameState:
+        """``state``'s stones and prisoners with ``color`` to move (a new history)."""
+        captures = (state.captures(Color.BLACK), state.captures(Color.WHITE))
+        return GameState.from_array(state.stones(), rules=state.rules, to_move=color, handicap=state.handicap, captures=captures)
+
+    def _with_setup(self, state: GameState, number: int) -> GameState:
+        """``state`` with the setup after move ``number`` applied (the same state if there is none).
+
+        The player to move is the setup's ``PL``, else the colour of the next
+        move, as at the root. The position starts a new history: superko
+        does not look back across a setup.
+        """
+        setup = self.setups.get(number)
+        if setup is None:
+            return state
+        board = state.stones().copy()
+        setup.apply(board)
+        if setup.to_play is not None:
+            to_move = setup.to_play
+        elif number < len(self.moves):
+            to_move = self.moves[number].color
+        else:
+            to_move = state.next_player
+        captures = (state.captures(Color.BLACK), state.captures(Color.WHITE))
+        try:
+            return GameState.from_array(board, rules=state.rules, to_move=to_move, handicap=state.handicap, captures=captures)
+        except ValueError as e:
+            raise SgfError(f"impossible setup position after move {number}: {e}") from None
+
     def states(self, rules: Rules | str | None = None) -> Iterator[GameState]:
         """Every state of the main line, from :meth:`initial_state` to the last move.
 
-        Raises :class:`SgfError` at the first move that is out of turn or illegal.
+        ``states[n]`` is the position after move ``n``, with any setup that
+        follows it. Raises :class:`SgfError` at the first move that cannot be
+        replayed (see :meth:`steps`).
         """
-        state = self.initial_state(rules)
-        yield state
-        for number, recorded in enumerate(self.moves, 1):
-            color, move = recorded
-            if color is not state.next_player and not state.is_over():
-                raise SgfError(
-                    f"move {number} ({recorded.label(self.size)}) is out of turn: "
-                    f"{state.next_player.name.lower()} to play"
-                )
-            try:
-                state = state.play(move)
-            except IllegalMoveError as e:
-                raise SgfError(f"move {number} ({recorded.label(self.size)}) is illegal: {e.reason}") from None
-            yield state
+        steps = self.steps(rules)
+        try:
+            step = next(steps)
+        except StopIteration:
+            yield self._with_setup(self.initial_state(self._resolve(rules)), 0)
+            return
+        except SgfError:
+            yield self._with_setup(self.initial_state(self._resolve(rules)), 0)
+            raise
+        # Move 1 is played from the start position or, out of turn, from the pass after it.
+        yield step.before if step.before.parent is None else step.before.parent
+        yield step.after
+        for step in steps:
+            yield step.after
 
     def replay(self, rules: Rules | str | None = None) -> GameState:
         """The state at the end of the main line (see :meth:`states`).
@@ -251,6 +444,14 @@ class GameRecord:
         last = deque(self.states(rules), maxlen=1)  # replays every move, keeps the last state
         assert last
         return last[0]
+
+    @property
+    def outcome(self) -> GameResult | None:
+        """:attr:`result` read (:func:`read_result`); ``None`` when there is none or it is unreadable."""
+        try:
+            return read_result(self.result) if self.result else None
+        except ValueError:
+            return None
 
     # ---- building and writing ---------------------------------------------
 
@@ -312,14 +513,19 @@ class GameRecord:
     def to_sgf(self) -> bytes:
         """The record as SGF bytes (UTF-8).
 
-        The root and the main line are written from the fields. If the record
-        was read from a file, the other properties of those nodes, the nodes
-        without a move, and the side variations are copied from that tree for
-        as long as the main line still follows it.
+        The root, the main line and its setup are written from the fields. If
+        the record was read from a file, the other properties of those nodes,
+        the nodes without a move, and the side variations are copied from that
+        tree for as long as the main line still follows it. Setup stones of
+        the nodes before the first move are written in the root; later setup
+        in a node of its own after its move.
         """
         stray = sorted(set(self.comments) - set(range(1, len(self.moves) + 1)))
         if stray:
             raise ValueError(f"comment for move {stray[0]}, but the record has {len(self.moves)} moves")
+        stray = sorted(set(self.setups) - set(range(len(self.moves) + 1)))
+        if stray:
+            raise ValueError(f"setup after move {stray[0]}, but the record has {len(self.moves)} moves")
         game = sgf.Sgf_game(self.size)
         old = self.tree if self.tree is not None and self.tree.get_size() == self.size else None
         runs = _main_line_runs(old) if old is not None else []
@@ -331,9 +537,7 @@ class GameRecord:
             if number > 0:
                 color, move = self.moves[number - 1]
                 if move.is_resign:
-                    raise ValueError(
-                        f"move {number} is a resignation: SGF writes that in the result (RE), not as a move"
-                    )
+                    raise ValueError(f"move {number} is a resignation: SGF writes that in the result (RE), not as a move")
                 node = node.new_child()
                 node.set_raw(color.letter, to_sgf(move.point).encode("ascii"))
                 if self.comments.get(number):
@@ -345,19 +549,39 @@ class GameRecord:
                         node.set_raw("O" + color.letter, str(int(stones)).encode("ascii"))
                 if number < len(runs) and not _same_move(runs[number][0], self.moves[number - 1]):
                     runs = runs[:number]  # the main line leaves the old tree here
-            if number >= len(runs):
-                continue
-            run = runs[number]
-            _copy_properties(run[0], node, encoding, skip=_ROOT_FIELDS if number == 0 else _MOVE_FIELDS)
-            branch_points.append((run[0], node))
-            for extra in run[1:]:  # nodes without a move; their comments are already merged
+            run = runs[number] if number < len(runs) else []
+            if run:
+                first = run[0]
+                if first.parent is None and number > 0:
+                    pass  # a move in the old root: its other properties went to the new root
+                elif number == 0 and _has_move(first):
+                    run = []  # the old root's children follow its move (run 1)
+                else:
+                    _copy_properties(first, node, encoding, skip=_ROOT_FIELDS if number == 0 else _MOVE_FIELDS)
+                if run:
+                    branch_points.append((first, node))
+            if number in self.setups:
                 node = node.new_child()
-                _copy_properties(extra, node, encoding, skip=frozenset(("C",)))
+                self._write_setup(node, self.setups[number])
+            for extra in run[1:]:  # nodes without a move; their comments are already merged
+                props = {k for k in extra.get_raw_property_map() if k not in _EXTRA_FIELDS}
+                if not props and len(extra) < 2:
+                    continue  # only setup (now in the root or its own node) and comments: nothing left
+                node = node.new_child()
+                _copy_properties(extra, node, encoding, skip=_EXTRA_FIELDS)
                 branch_points.append((extra, node))
         # Side branches last, so that the main line stays each node's first child.
         for old_node, new_node in branch_points:
             _copy_side_branches(old_node, new_node, encoding)
         return game.serialise()
+
+    def _write_setup(self, node: sgf.Tree_node, setup: Setup) -> None:
+        n = self.size
+        for ident, points in (("AE", setup.empty), ("AB", setup.black), ("AW", setup.white)):
+            if points:
+                node.set(ident, {(n - 1 - p.row, p.col) for p in points})
+        if setup.to_play is not None:
+            node.set("PL", setup.to_play.letter.lower())
 
     def _write_root(self, root: sgf.Tree_node) -> None:
         """Set the root properties that the record's fields own."""
@@ -389,12 +613,15 @@ class GameRecord:
 # ---- reading --------------------------------------------------------------
 
 
-def read_sgf(data: bytes | str) -> GameRecord:
+def read_sgf(data: bytes | str, *, strict: bool = False) -> GameRecord:
     """Parse one SGF game (the first, if the data holds a collection).
 
     Bytes are decoded as the ``CA`` property says; without ``CA``, as UTF-8
-    when they are valid UTF-8 and as Latin-1 otherwise. Raises
-    :class:`SgfError` for anything malformed or unsupported.
+    when they are valid UTF-8, else (lenient) as the encoding they look like,
+    or (strict) as ISO-8859-1, the SGF default. Raises :class:`SgfError` for
+    anything malformed or unsupported; with ``strict=True`` also for anything
+    the lenient reader repairs (see the module doc and
+    :attr:`GameRecord.warnings`).
     """
     if isinstance(data, str):
         raw, override = data.encode("utf-8"), "UTF-8"
@@ -402,43 +629,45 @@ def read_sgf(data: bytes | str) -> GameRecord:
         raw, override = bytes(data), None
     else:
         raise TypeError(f"SGF data must be bytes or str, got {type(data).__name__}")
-    try:
-        coarse = sgf_grammar.parse_sgf_game(raw)
-    except ValueError as e:
-        message = str(e)
-        if message == "no SGF data found":
-            raise SgfError(f"not an SGF file: no '(;' in {_preview(raw)}") from None
-        if message == "unexpected end of SGF data":
-            raise SgfError("truncated SGF file: it ends inside the game tree") from None
-        raise SgfError(f"malformed SGF file: {message}") from None
+    log = Log(strict)
+    coarse = parse_game(raw, log)
     props = coarse.sequence[0]
     gm = _first(props, "GM")
     if gm is not None and gm.strip() != b"1":
         raise SgfError(f"not a Go game: GM[{_show(gm)}] (Go is GM[1])")
     size = _read_size(_first(props, "SZ"))
     if override is None:
-        override = _guess_encoding(raw, _first(props, "CA"))
+        override = guess_encoding(raw, _first(props, "CA"), log)
     try:
         game = sgf.Sgf_game.from_coarse_game_tree(coarse, override_encoding=override)
     except ValueError as e:
         raise SgfError(f"malformed SGF file: {e}") from None
     assert game.get_size() == size
-    return _record_from_tree(game)
+    record = _record_from_tree(game, log)
+    record.warnings, record.strict = log.warnings, strict
+    return record
 
 
-def load_sgf(path: str | os.PathLike[str]) -> GameRecord:
+def load_sgf(path: str | os.PathLike[str], *, strict: bool = False) -> GameRecord:
     """Read an SGF file (see :func:`read_sgf`). File system errors are not caught."""
-    return read_sgf(Path(path).read_bytes())
+    return read_sgf(Path(path).read_bytes(), strict=strict)
 
 
-def _record_from_tree(game: sgf.Sgf_game) -> GameRecord:
+def _record_from_tree(game: sgf.Sgf_game, log: Log) -> GameRecord:
     size = game.get_size()
     runs = _main_line_runs(game)
     root = runs[0][0]
     if _has_move(root):
-        raise SgfError("the root node holds a move; moves must come after the root")
+        color, raw = root.get_raw_move()
+        log.repair(
+            "move_in_root",
+            f"the root node holds a move ({color.upper()}[{_show(raw)}]); moves must come after the root",
+            "read it as move 1",
+        )
     record = GameRecord(size=size, tree=game)
-    record.komi = _read_komi(root)
+    props = root.get_raw_property_map()
+    record.ruleset = _text(root, "RU")
+    record.komi = _read_komi(_first(props, "KM"), log)
     record.handicap = _read_handicap(root, size)
     record.setup_black = read_points(root, "AB")
     record.setup_white = read_points(root, "AW")
@@ -446,37 +675,136 @@ def _record_from_tree(game: sgf.Sgf_game) -> GameRecord:
     both = record.setup_black & record.setup_white
     if both:
         raise SgfError(f"setup point {to_gtp(min(both), size)} is in both AB and AW")
-    pl = _first(root.get_raw_property_map(), "PL")
+    pl = _first(props, "PL")
     if pl is not None:
-        try:
-            record.to_play = Color.parse(pl.decode("latin-1"))
-        except ValueError:
-            raise SgfError(f"bad player to move PL[{_show(pl)}]") from None
-    record.ruleset = _text(root, "RU")
+        record.to_play = _read_player(pl)
     record.black, record.white = _text(root, "PB"), _text(root, "PW")
     record.black_rank, record.white_rank = _text(root, "BR"), _text(root, "WR")
     record.result, record.date = _text(root, "RE"), _text(root, "DT")
     record.event, record.game_name = _text(root, "EV"), _text(root, "GN")
     for number, run in enumerate(runs):
-        for node in run[1:] if number == 0 else run:
-            if node.has_setup_stones():
-                raise SgfError(f"move {number + 1}: setup stones (AB/AW/AE) after the root are not supported")
+        nodes = run[1:] if number == 0 else run
         if number > 0:
-            record.moves.append(_read_move(run[0], size, number))
+            move_node = run[0]
+            if move_node.parent is None:
+                nodes = run[1:]  # the root's move: its setup and comment are the root's
+            elif _has_setup(move_node):
+                log.repair(
+                    "setup_in_move_node",
+                    f"move {number}'s node also holds setup ({_setup_idents(move_node)})",
+                    "placed the stones before the move",
+                )
+                _add_setup(record, number - 1, _read_setup(move_node, number - 1), log)
+                nodes = run[1:]
+            record.moves.append(_read_move(move_node, size, number))
+        for node in nodes:
+            if _has_setup(node):
+                where = "before the first move" if number == 0 else f"after move {number}"
+                log.repair(
+                    "setup_after_root",
+                    f"setup ({_setup_idents(node)}) in a node {where}",
+                    "read with the root's setup" if number == 0 else "applied there",
+                )
+                _add_setup(record, number, _read_setup(node, number), log)
         for node in run:
+            if number > 0 and node.parent is None:
+                continue  # the root's comment is the game's (run 0)
             text = _text(node, "C", simple=False)
             if text:
                 record._add_comment(number, text)
+    _place_implied_handicap(record, log)
     return record
+
+
+def _has_setup(node: sgf.Node) -> bool:
+    return any(node.has_property(ident) for ident in _SETUP_FIELDS)
+
+
+def _setup_idents(node: sgf.Node) -> str:
+    return "/".join(ident for ident in ("AB", "AW", "AE", "PL") if node.has_property(ident))
+
+
+def _read_player(raw: bytes) -> Color:
+    try:
+        return Color.parse(raw.decode("latin-1"))
+    except ValueError:
+        raise SgfError(f"bad player to move PL[{_show(raw)}]") from None
+
+
+def _read_setup(node: sgf.Node, number: int) -> Setup:
+    black, white, empty = read_points(node, "AB"), read_points(node, "AW"), read_points(node, "AE")
+    both = black & white
+    if both:
+        where = "before the first move" if number == 0 else f"after move {number}"
+        raise SgfError(f"setup point {to_gtp(min(both), node.get_size())} is in both AB and AW ({where})")
+    pl = _first(node.get_raw_property_map(), "PL")
+    return Setup(black, white, empty, _read_player(pl) if pl is not None else None)
+
+
+def _add_setup(record: GameRecord, number: int, setup: Setup, log: Log) -> None:
+    """Add the setup of a node after move ``number`` (0: before the first move, merged into the root's)."""
+    if number > 0:
+        record.setups[number] = record.setups[number].then(setup) if number in record.setups else setup
+        return
+    root = Setup(record.setup_black - record.setup_empty, record.setup_white - record.setup_empty)
+    merged = root.then(setup)
+    record.setup_black, record.setup_white = merged.black, merged.white
+    record.setup_empty = (record.setup_empty | setup.empty) - merged.black - merged.white
+    if setup.to_play is not None:
+        record.to_play = setup.to_play
+
+
+def _place_implied_handicap(record: GameRecord, log: Log) -> None:
+    """``HA[n]`` (n >= 2) without any black setup stone, White to move first: the
+    server left the stones implied. They are on the fixed points: GTP's, which are
+    the servers' too, but for 6 and 7 stones, whose side stones some servers
+    (Fox in 2015) put on the top and bottom rather than left and right. Where
+    the two differ, the first placement with which the whole game replays is
+    taken, and the warning says so."""
+    n, size = record.handicap, record.size
+    if n < 2 or record.setup_black:
+        return
+    first = record.to_play or (record.moves[0].color if record.moves else None)
+    if first is not Color.WHITE:
+        return  # Black moves first: the stones, if any, are Black's moves
+    if not 2 <= n <= max_fixed_handicap(size):
+        raise SgfError(f"HA[{n}] without handicap stones (no AB), and {size}x{size} has no fixed placement for {n} stones")
+    gtp = frozenset(fixed_handicap(n, size))
+    choices = [gtp, frozenset(Point(p.col, p.row) for p in gtp)]  # left/right or top/bottom side stones
+    chosen, note = gtp, ""
+    if choices[1] != gtp and not log.strict:
+        for option in choices:
+            trial = dataclasses.replace(record, setup_black=option - record.setup_white, warnings=[])
+            try:
+                deque(trial.states(), maxlen=0)
+            except SgfError:
+                continue
+            chosen = option
+            if option != gtp:
+                shown = " ".join(to_gtp(p, size) for p in sorted(gtp - option))
+                note = f" (the game's moves rule out {shown})"
+            break
+    log.repair(
+        "handicap_placed",
+        f"HA[{n}] without handicap stones (no AB) and White to move first",
+        f"placed {n} stones on the fixed points {' '.join(to_gtp(p, size) for p in sorted(chosen))}{note}",
+    )
+    record.setup_black = chosen - record.setup_white
 
 
 def _main_line_runs(game: sgf.Sgf_game) -> list[list[sgf.Tree_node]]:
     """The main line cut before each move: ``runs[0]`` is the root and the move-less
     nodes after it; ``runs[n]`` starts with the node of move ``n``.
+
+    A root that holds a move (a repaired file) starts both ``runs[0]``, alone,
+    and ``runs[1]``, with the nodes after it.
     """
     runs: list[list[sgf.Tree_node]] = [[]]
     for node in game.get_main_sequence():
-        if node.parent is not None and _has_move(node):
+        if node.parent is None and _has_move(node):
+            runs[0].append(node)
+            runs.append([node])
+        elif node.parent is not None and _has_move(node):
             runs.append([node])
         else:
             runs[-1].append(node)
@@ -519,17 +847,43 @@ def _read_size(raw: bytes | None) -> int:
     return size
 
 
-def _read_komi(root: sgf.Node) -> float:
-    raw = _first(root.get_raw_property_map(), "KM")
+#: Komi this large that is a whole number of quarters times 100 is no real komi: a server wrote it times 100.
+_KOMI_X100_FROM = 25
+
+
+def _read_komi(raw: bytes | None, log: Log) -> float:
+    """``KM`` in points, with the servers' encodings undone (see docs/sgf.md).
+
+    A komi of 25 or more that is a whole number of quarter points times 100
+    was written times 100 (``KM[650]``: 6.5). A quarter that is not a half
+    (``KM[375]``: 3.75) is a komi in stones, as Chinese counting states it;
+    a stone is two points, so it is 7.5. No real komi is 25 points or more
+    *and* a multiple of 25; ``KM[30]`` stays 30.
+    """
     if raw is None:
         return 0.0
+    shown = f"KM[{_show(raw)}]"
     try:
         komi = float(raw)
     except ValueError:
-        raise SgfError(f"bad komi KM[{_show(raw)}]: not a number") from None
-    if not math.isfinite(komi) or abs(komi) > 1000 or komi * 2 != round(komi * 2):
-        raise SgfError(f"bad komi KM[{_show(raw)}]: komi must be a multiple of 0.5 of modest size")
-    return komi
+        komi = math.nan
+    if not math.isfinite(komi):
+        log.repair("bad_komi", f"bad komi {shown} (not a number)", "read as 0")
+        return 0.0
+    if abs(komi) >= _KOMI_X100_FROM and (komi * 4 / 100).is_integer():
+        scaled = komi / 100
+        if (scaled * 2).is_integer():
+            log.repair("komi_x100", f"{shown} is komi times 100", f"read as {scaled:g}")
+            return scaled
+        log.repair("komi_stones", f"{shown} is komi times 100 in stones ({scaled:g}, Chinese counting)", f"read as {2 * scaled:g}")
+        return 2 * scaled
+    if (komi * 2).is_integer() and abs(komi) <= 1000:
+        return komi
+    if (komi * 4).is_integer() and abs(komi) < _KOMI_X100_FROM:
+        log.repair("komi_stones", f"{shown} is komi in stones (Chinese counting)", f"read as {2 * komi:g}")
+        return 2 * komi
+    log.repair("bad_komi", f"bad komi {shown} (not a multiple of 0.5 of modest size)", "read as 0")
+    return 0.0
 
 
 def _read_handicap(root: sgf.Node, size: int) -> int:
@@ -546,7 +900,7 @@ def _read_handicap(root: sgf.Node, size: int) -> int:
 
 
 def read_points(root: sgf.Node, ident: str) -> frozenset[Point]:
-    """A root point list (compressed ``aa:cc`` rectangles allowed), as our Points."""
+    """A node's point list (compressed ``aa:cc`` rectangles allowed), as our Points."""
     if not root.has_property(ident):
         return frozenset()
     try:
@@ -565,21 +919,6 @@ def _text(node: sgf.Node, ident: str, simple: bool = True) -> str:
         return ""
     value = sgf_grammar.simpletext_value(raw) if simple else sgf_grammar.text_value(raw)
     return value.decode(node.get_encoding(), "replace")
-
-
-def _guess_encoding(raw: bytes, ca: bytes | None) -> str | None:
-    """``None`` to trust ``CA``; else the encoding to read the bytes with."""
-    if ca is not None:
-        try:
-            sgf_properties.normalise_charset_name(ca.decode("ascii"))
-            return None
-        except (LookupError, UnicodeDecodeError):
-            pass
-    try:
-        raw.decode("utf-8")
-        return "UTF-8"
-    except UnicodeDecodeError:
-        return "ISO-8859-1"
 
 
 # ---- writing --------------------------------------------------------------
@@ -607,9 +946,7 @@ def game_to_sgf(
     >>> game_to_sgf(s, black="me", comments={1: "tengen"}).decode()
     '(;FF[4]CA[UTF-8]GM[1]KM[7]PB[me]RU[Chinese]SZ[9];B[ee]C[tengen])\\n'
     """
-    record = GameRecord.from_state(
-        state, black=black, white=white, result=result, comments=comments, date=date, rules_name=rules_name
-    )
+    record = GameRecord.from_state(state, black=black, white=white, result=result, comments=comments, date=date, rules_name=rules_name)
     return record.to_sgf()
 
 
@@ -698,28 +1035,3 @@ def _join(first: str, second: str) -> str:
 def _points(mask: np.ndarray) -> frozenset[Point]:
     rows, cols = np.nonzero(mask)
     return frozenset(Point(int(r), int(c)) for r, c in zip(rows, cols))
-
-
-#: SGF FF[4] writes a result as ``B+3.5``, ``W+R`` or ``W+Resign``, ``B+T`` or ``B+Time``, ``W+F`` or ``W+Forfeit``.
-_RESULT = re.compile(r"\A([BW])\+(Resign|Forfeit|Time|R|F|T|\d+(?:\.\d+)?)?\Z", re.IGNORECASE)
-
-
-def parse_result(result: str) -> tuple[Color | None, str]:
-    """An SGF/GTP result -> (winner or ``None`` for a draw, kind).
-
-    Kinds: ``"score"``, ``"resign"``, ``"forfeit"``, ``"time"``, ``"draw"``.
-    Raises ``ValueError`` for anything else (``"?"``, ``"Void"``, empty).
-
-    >>> parse_result("W+7.5"), parse_result("B+F"), parse_result("0"), parse_result("W+Resign")
-    ((<Color.WHITE: 2>, 'score'), (<Color.BLACK: 1>, 'forfeit'), (None, 'draw'), (<Color.WHITE: 2>, 'resign'))
-    """
-    text = result.strip()
-    if text.lower() in ("0", "draw", "jigo", "b+0", "w+0", "b+0.0", "w+0.0"):
-        return None, "draw"
-    m = _RESULT.match(text)
-    if m is None:
-        raise ValueError(f"not a game result: {result!r}")
-    winner = Color.BLACK if m.group(1).upper() == "B" else Color.WHITE
-    tail = (m.group(2) or "")[:1].upper()  # the long forms (Resign, Time, Forfeit) by their first letter
-    kind = {"R": "resign", "F": "forfeit", "T": "time"}.get(tail, "score")
-    return winner, kind

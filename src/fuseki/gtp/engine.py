@@ -51,6 +51,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import itertools
 import math
 import os
 import re
@@ -75,7 +76,7 @@ from fuseki.go.coords import (
 )
 from fuseki.go.handicap import fixed_handicap, max_fixed_handicap, max_free_handicap
 from fuseki.go.rules import Rules
-from fuseki.go.sgf import GameRecord, RecordedMove, SgfError, load_sgf
+from fuseki.go.sgf import GameRecord, RecordedMove, Setup, SgfError, load_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.gtp import analysis as A
 from fuseki.gtp.reader import MAX_LINE, LineReader
@@ -241,6 +242,8 @@ class GtpEngine:
         #: States after each move; ``stack[0]`` is the root. ``undo`` pops.
         self.stack: list[GameState] = [root]
         self.moves: list[RecordedMove] = []
+        #: Setup stones of a loaded game after its move ``n`` (see :class:`~fuseki.go.sgf.GameRecord`).
+        self.setups: dict[int, Setup] = {}
 
     @property
     def state(self) -> GameState:
@@ -267,11 +270,6 @@ class GtpEngine:
         self.stack.append(new)
         self.moves.append(RecordedMove(color, move))
         return new
-
-    def _replay(self, root: GameState, moves: Iterable[RecordedMove]) -> None:
-        self._reset(root)
-        for color, move in moves:
-            self._play(color, move)
 
     def _rules_with_komi(self, komi: float) -> Rules:
         return self.rules.replace(komi=komi)
@@ -476,13 +474,10 @@ class GtpEngine:
             rules = self._rules_with_komi(komi)
         except ValueError as e:
             raise GtpCommandError(f"syntax error: {e}") from None
-        self.rules = rules
-        # States carry their rules: replay the game under the new komi.
-        root = self.root
-        new_root = GameState.from_array(
-            root.stones(), rules=rules, to_move=root.next_player, handicap=root.handicap
-        )
-        self._replay(new_root, list(self.moves))
+        # States carry their rules: replay the game (its setup too) under the new komi.
+        record = self.record()
+        record.komi = komi
+        self._load(record, rules, len(record.moves))
         return ""
 
     def _place_handicap(self, points: list[Point]) -> str:
@@ -659,6 +654,7 @@ class GtpEngine:
             raise GtpCommandError("cannot undo")
         self.stack.pop()
         self.moves.pop()
+        self.setups.pop(len(self.moves) + 1, None)
         return ""
 
     # ---- the end of the game ----------------------------------------------------
@@ -899,7 +895,11 @@ class GtpEngine:
     def cmd_loadsgf(self, args: list[str]) -> str:
         """Load the game in an SGF file, up to (not including) ``move_number``.
 
-        Answers the colour to play, as GNU Go does.
+        Answers the colour to play, as GNU Go does. The file is read leniently
+        (:func:`~fuseki.go.sgf.read_sgf`): its repairs are written to the log
+        (stderr). It is replayed under the engine's rules with the file's
+        komi; a game that repeats a board they forbid continues with simple
+        ko, as it was played.
         """
         self._nargs(args, 1, 2)
         upto = self._int(args[1], "the move number") if len(args) == 2 else None
@@ -909,29 +909,38 @@ class GtpEngine:
             record = load_sgf(args[0])
         except (OSError, SgfError, ValueError) as e:
             raise GtpCommandError(f"cannot load file: {_one_reply(str(e))}") from None
-        rules = self._rules_with_komi(record.komi)
-        try:
-            root = record.initial_state(rules)
-        except SgfError as e:
-            raise GtpCommandError(f"cannot load file: {e}") from None
         problem = self._size_problem(record.size)
         if problem:
             raise GtpCommandError(f"cannot load file: {problem}")
-        moves = record.moves if upto is None else record.moves[: max(upto - 1, 0)]
-        saved = (self.size, self.rules, self.root, self.stack, self.moves)
-        self.size, self.rules = record.size, rules
+        count = len(record.moves) if upto is None else min(max(upto - 1, 0), len(record.moves))
         try:
-            self._replay(root, moves)
-        except GtpCommandError as e:
-            self.size, self.rules, self.root, self.stack, self.moves = saved
-            raise GtpCommandError(f"cannot load file: {e}") from None
+            rules = self._rules_with_komi(record.komi)
+            self._load(record, rules, count)
+        except (SgfError, ValueError) as e:
+            raise GtpCommandError(f"cannot load file: {_one_reply(str(e))}") from None
+        for warning in record.warnings:
+            print(f"loadsgf: {args[0]}: {warning}", file=self.log, flush=True)
         return self.state.next_player.name.lower()
+
+    def _load(self, record: GameRecord, rules: Rules, count: int) -> None:
+        """Make the first ``count`` moves of ``record`` the game, replayed under ``rules``.
+
+        Replays first, so that an error leaves the game as it was.
+        """
+        states = list(itertools.islice(record.states(rules), count + 1))
+        if len(states) < count + 1:  # pragma: no cover - states() raises first
+            raise SgfError(f"the game has only {len(states) - 1} moves")
+        self.size, self.rules = record.size, states[-1].rules  # simple ko, if the replay needed it
+        self.root, self.stack = states[0], states
+        self.moves = list(record.moves[:count])
+        self.setups = {n: setup for n, setup in record.setups.items() if n <= count}
 
     def record(self) -> GameRecord:
         """The game so far as a :class:`GameRecord` (moves with their real colours)."""
         # The root's size, komi, rules, handicap and setup stones, then our moves.
         record = GameRecord.from_state(self.root)
         record.moves = list(self.moves)
+        record.setups = dict(self.setups)
         if self.state.is_over():
             record.result = self.state.result()
         return record

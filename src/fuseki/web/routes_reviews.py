@@ -78,6 +78,8 @@ def review_json(rid: str, record: GameRecord) -> dict[str, Any]:
         "result": record.result,
         "moves": moves,
         "count": len(moves),
+        # What the lenient reader repaired (docs/sgf.md): "HA[3] without handicap stones...".
+        "warnings": [str(w) for w in record.warnings],
     }
 
 

@@ -28,7 +28,7 @@ import dataclasses
 import multiprocessing
 import time
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -380,6 +380,7 @@ class Server:
                 if sgf_or_none is None:
                     raise HTTPException(404, f"no review with id {rid!r}")
                 cached = ("upload", read_sgf(sgf_or_none), sgf_or_none)
+                deque(cached[1].states(), maxlen=0)  # replayed once, so that its warnings are all there
         self.records[rid] = cached
         self.records.move_to_end(rid)
         while len(self.records) > REVIEW_CACHE:

@@ -153,6 +153,9 @@ export class Review {
     $("review-info").textContent =
       `${r.size}×${r.size}, komi ${r.komi}, ${plural(r.count, "move")}` + (players ? ` · ${players}` : "") +
       (r.result ? ` · ${r.result}` : "");
+    const repairs = $("review-repairs");
+    repairs.replaceChildren(...(r.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
+    repairs.hidden = !(r.warnings || []).length;
     $("winrate-graph").hidden = true;
     $("winrate-graph").textContent = "";
     $("graph-note").hidden = true;
