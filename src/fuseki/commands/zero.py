@@ -100,6 +100,19 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         help=f"share of games played out to measure false resignations (default {d.no_resign_share})",
     )
     sp.add_argument("--max-moves", type=int_at_least(1), default=None, help="stop a game as a draw after this many moves")
+    sp.add_argument(
+        "--root",
+        choices=("puct", "gumbel"),
+        default=d.root,
+        help="the root's search: AlphaZero's PUCT with Dirichlet noise, or Gumbel AlphaZero's sequential halving "
+        "with the improved policy as target, which learns with few simulations (default puct)",
+    )
+    sp.add_argument(
+        "--gumbel-m",
+        type=int_at_least(1),
+        default=d.gumbel_m,
+        help=f"actions the Gumbel root considers (default {d.gumbel_m})",
+    )
     tr = p.add_argument_group("training")
     tr.add_argument(
         "--window", type=int_at_least(1), default=d.window, help=f"train on the positions of the last W generations (default {d.window})"
@@ -143,6 +156,8 @@ class ZeroDefaults:
     temperature_moves = 30
     dirichlet_epsilon = 0.25
     no_resign_share = 0.1
+    root = "puct"
+    gumbel_m = 16
     window = 4
     epochs = 4
     batch_size = 64
@@ -193,6 +208,8 @@ def _train(args: argparse.Namespace) -> int:
             resign_threshold=args.resign,
             no_resign_share=args.no_resign_share,
             max_moves=args.max_moves,
+            root=args.root,
+            gumbel_m=args.gumbel_m,
             window=args.window,
             epochs=args.epochs,
             batch_size=args.batch_size,

@@ -597,7 +597,8 @@ class PUCT:
         """The root is ready (evaluated, or reused): Dirichlet noise, or the Gumbel root's noise and schedule."""
         config = self.config
         if config.root == "gumbel":
-            job.gumbel = GumbelRoot.begin(root.clean_prior, job.target - job.done, config.gumbel_m, self.rng if config.gumbel_noise else None)
+            rng = self.rng if config.gumbel_noise else None
+            job.gumbel = GumbelRoot.begin(root.clean_prior, job.target - job.done, config.gumbel_m, rng)
             return
         eps = config.dirichlet_epsilon
         if eps > 0 and len(root.moves) > 0:

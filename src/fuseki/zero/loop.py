@@ -87,6 +87,8 @@ class ZeroSettings:
     resign_threshold: float | None = None
     no_resign_share: float = 0.1
     max_moves: int | None = None
+    root: str = "puct"
+    gumbel_m: int = 16
     # training
     window: int = 4
     epochs: int = 4
@@ -123,6 +125,8 @@ class ZeroSettings:
             no_resign_share=self.no_resign_share,
             max_moves=self.max_moves,
             parallel=self.parallel,
+            root=self.root,
+            gumbel_m=self.gumbel_m,
         )
 
     def learner_config(self, device: str) -> LearnerConfig:
@@ -338,6 +342,8 @@ def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, d
                 device=device,
                 temperature_moves=1,  # the first move of each side drawn by visits: varied games
                 seed=derive_seed(settings.seed, "gate", g, i, who),
+                root=settings.root,
+                gumbel_m=settings.gumbel_m,
             )
             for who, net in ((side, candidate), (1 - side, champion))
         }

@@ -161,7 +161,9 @@ class GoZeroForest:
         self.ss[g, Z.S_USED] = 1
 
     def _compact(self, g: int, row: int) -> None:
-        Z.compact(g, row, self.ti, self.tf, self.tv, self.tflag, self.ss, self._ti2, self._tf2, self._tv2, self._tflag2, self._queue, self._dst)
+        Z.compact(
+            g, row, self.ti, self.tf, self.tv, self.tflag, self.ss, self._ti2, self._tf2, self._tv2, self._tflag2, self._queue, self._dst
+        )
 
     def _children(self, g: int) -> tuple[int, int]:
         return int(self.ti[g, 0, Z.I_FIRST]), int(self.ti[g, 0, Z.I_NCHILD])
@@ -178,7 +180,9 @@ class GoZeroForest:
         """Slot ``g``'s root position, the game's superko keys and its last boards (for the planes)."""
         go = state.go
         if go.size != self.size or go.rules != self.rules:
-            raise ValueError(f"this search plays {self.size}x{self.size} under {self.rules}; the position is {go.size}x{go.size} under {go.rules}")
+            raise ValueError(
+                f"this search plays {self.size}x{self.size} under {self.rules}; the position is {go.size}x{go.size} under {go.rules}"
+            )
         self.root_buf[g] = go.buffer
         if self.ko_rule != Z.KO_SIMPLE:
             keys = go.superko_keys()
@@ -223,10 +227,32 @@ class GoZeroForest:
         self._last = list(searches)
         return int(
             Z.collect(
-                self._order, self.ti, self.tf, self.tv, self.tflag, self.ss, self.prm, self.root_buf, self.hkeys,
-                self.hbits, self.hboards, self.gum, self.gseq, self.pend_path, self.pend_len, self.pend_legal,
-                self.pend_nlegal, self.planes, self.masks, self._work, self._ring, self._path, self._pkeys,
-                self._score, self._q, self._tmp,
+                self._order,
+                self.ti,
+                self.tf,
+                self.tv,
+                self.tflag,
+                self.ss,
+                self.prm,
+                self.root_buf,
+                self.hkeys,
+                self.hbits,
+                self.hboards,
+                self.gum,
+                self.gseq,
+                self.pend_path,
+                self.pend_len,
+                self.pend_legal,
+                self.pend_nlegal,
+                self.planes,
+                self.masks,
+                self._work,
+                self._ring,
+                self._path,
+                self._pkeys,
+                self._score,
+                self._q,
+                self._tmp,
             )
         )
 
@@ -235,8 +261,22 @@ class GoZeroForest:
         for the player to move, as an evaluator's ``evaluate_planes`` returns them."""
         priors = np.ascontiguousarray(priors, dtype=np.float32)
         values = np.ascontiguousarray(values, dtype=np.float32).reshape(-1)
-        Z.feed(self._order, priors, values, self.ti, self.tf, self.tv, self.tflag, self.ss, self.prm, self.pend_path,
-               self.pend_len, self.pend_legal, self.pend_nlegal, self._tmp)
+        Z.feed(
+            self._order,
+            priors,
+            values,
+            self.ti,
+            self.tf,
+            self.tv,
+            self.tflag,
+            self.ss,
+            self.prm,
+            self.pend_path,
+            self.pend_len,
+            self.pend_legal,
+            self.pend_nlegal,
+            self._tmp,
+        )
         for s in self._last:
             if self.ss[s.slot, Z.S_JUSTROOT]:
                 self.ss[s.slot, Z.S_JUSTROOT] = 0
@@ -285,8 +325,7 @@ class GoPUCT:
         self._gumbel: GumbelRoot | None = None
 
     @classmethod
-    def single(cls, game: GoGame, evaluator: Any, config: PUCTConfig | None = None, seed: int | None = None,
-               **overrides: Any) -> GoPUCT:
+    def single(cls, game: GoGame, evaluator: Any, config: PUCTConfig | None = None, seed: int | None = None, **overrides: Any) -> GoPUCT:
         """A search with a forest of its own (an agent's), evaluated by ``evaluator``."""
         config = config or PUCTConfig()
         if overrides:

@@ -399,9 +399,7 @@ def _gumbel_sigma(
 
 
 @njit(cache=True)
-def gumbel_scores(
-    tf: np.ndarray, tv: np.ndarray, ti: np.ndarray, gum: np.ndarray, g: int, prm: np.ndarray, out: np.ndarray
-) -> int:
+def gumbel_scores(tf: np.ndarray, tv: np.ndarray, ti: np.ndarray, gum: np.ndarray, g: int, prm: np.ndarray, out: np.ndarray) -> int:
     """``g + logits + σ(completedQ)`` of the root's children of slot ``g`` into ``out``; returns their number."""
     first = ti[g, 0, I_FIRST]
     k = ti[g, 0, I_NCHILD]
@@ -433,8 +431,16 @@ def _select(ti: np.ndarray, tf: np.ndarray, g: int, node: int, c_puct: float, fp
 
 @njit(cache=True)
 def _select_gumbel(
-    ti: np.ndarray, tf: np.ndarray, tv: np.ndarray, gum: np.ndarray, gseq: np.ndarray, g: int, prm: np.ndarray,
-    score: np.ndarray, q: np.ndarray, tmp: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    tv: np.ndarray,
+    gum: np.ndarray,
+    gseq: np.ndarray,
+    g: int,
+    prm: np.ndarray,
+    score: np.ndarray,
+    q: np.ndarray,
+    tmp: np.ndarray,
 ) -> int:
     """The root child the next walk visits by sequential halving: ``GumbelRoot.select``."""
     first = ti[g, 0, I_FIRST]
@@ -456,8 +462,7 @@ def _select_gumbel(
 
 
 @njit(cache=True)
-def _backup(ti: np.ndarray, tf: np.ndarray, g: int, path: np.ndarray, depth: int, root_player: int, v_black: float,
-            v_white: float) -> None:
+def _backup(ti: np.ndarray, tf: np.ndarray, g: int, path: np.ndarray, depth: int, root_player: int, v_black: float, v_white: float) -> None:
     """One visit and the value along ``path[0:depth + 1]`` (``v_black``/``v_white``: the value for each player)."""
     tf[g, path[0], F_N] += 1.0
     for k in range(1, depth + 1):
@@ -598,8 +603,18 @@ def collect(
 
 @njit(cache=True)
 def _expand(
-    ti: np.ndarray, tf: np.ndarray, tv: np.ndarray, tflag: np.ndarray, ss: np.ndarray, g: int, node: int,
-    legal: np.ndarray, nlegal: int, priors: np.ndarray, value: float, tmp: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    tv: np.ndarray,
+    tflag: np.ndarray,
+    ss: np.ndarray,
+    g: int,
+    node: int,
+    legal: np.ndarray,
+    nlegal: int,
+    priors: np.ndarray,
+    value: float,
+    tmp: np.ndarray,
 ) -> None:
     """Give ``node`` its children (the legal moves, in order) with the priors renormalised over them: ``PUCTNode.expand``."""
     first = ss[g, S_USED]
@@ -687,8 +702,9 @@ def feed(
 
 
 @njit(cache=True)
-def abandon(g: int, ti: np.ndarray, tf: np.ndarray, tflag: np.ndarray, ss: np.ndarray, prm: np.ndarray,
-            pend_path: np.ndarray, pend_len: np.ndarray) -> None:
+def abandon(
+    g: int, ti: np.ndarray, tf: np.ndarray, tflag: np.ndarray, ss: np.ndarray, prm: np.ndarray, pend_path: np.ndarray, pend_len: np.ndarray
+) -> None:
     """Drop slot ``g``'s open search: take back the virtual loss of leaves never fed (``PUCT._abandon``)."""
     vl = prm[P_VL]
     for k in range(ss[g, S_NPEND]):
@@ -704,9 +720,21 @@ def abandon(g: int, ti: np.ndarray, tf: np.ndarray, tflag: np.ndarray, ss: np.nd
 
 
 @njit(cache=True)
-def compact(g: int, new_root: int, ti: np.ndarray, tf: np.ndarray, tv: np.ndarray, tflag: np.ndarray, ss: np.ndarray,
-            ti2: np.ndarray, tf2: np.ndarray, tv2: np.ndarray, tflag2: np.ndarray, queue: np.ndarray,
-            dst: np.ndarray) -> None:
+def compact(
+    g: int,
+    new_root: int,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    tv: np.ndarray,
+    tflag: np.ndarray,
+    ss: np.ndarray,
+    ti2: np.ndarray,
+    tf2: np.ndarray,
+    tv2: np.ndarray,
+    tflag2: np.ndarray,
+    queue: np.ndarray,
+    dst: np.ndarray,
+) -> None:
     """Make row ``new_root`` of slot ``g`` the root, keeping its subtree, in place (tree reuse).
 
     Breadth-first into the scratch arrays, so that each node's children stay
