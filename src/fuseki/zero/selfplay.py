@@ -46,9 +46,12 @@ the same games from the same evaluations (``engine`` forces one).
 **Gumbel root** (``root="gumbel"``, Danihelka et al. 2022; see
 :mod:`fuseki.search.puct`): ``gumbel_m`` actions sampled by Gumbel-top-k,
 sequential halving over the simulations, and the improved policy as the
-policy target instead of the visit counts. Each move is the search's own
-choice (a sample of the improved policy: the Gumbel noise is the
-exploration), so ``temperature_moves`` and the Dirichlet noise do not apply.
+policy target instead of the visit counts. The first ``temperature_moves``
+moves are still drawn in proportion to the visit counts (sequential halving
+spreads them over the considered actions: varied openings); later ones are
+the search's own choice, the winner of sequential halving with the Gumbel
+noise (a sample of the improved policy itself). The Dirichlet noise does not
+apply.
 """
 
 from __future__ import annotations
@@ -340,13 +343,11 @@ def _move(
             return _finish(g, winner=1 - player, resigned=player)
         if g.no_resign and g.would_resign is None:
             g.would_resign = player
-    if config.root == "gumbel":
-        move = result.move  # the Gumbel search's own choice: a sample of the improved policy
-    elif len(g.moves) < config.temperature_moves:
+    if len(g.moves) < config.temperature_moves:
         action = int(g.rng.choice(len(counts), p=counts / total))
         move = game.index_to_move(state, action)
     else:
-        move = result.move
+        move = result.move  # the most visited; with the Gumbel root, sequential halving's choice (noise included)
     g.state = state.play(move)
     g.moves.append(move)
     g.search.advance(move)

@@ -134,16 +134,16 @@ class GoZeroForest:
             return
         cap = max(rows, 2 * self.cap)
         s = self.slots
-        old = (getattr(self, "ti", None), getattr(self, "tf", None), getattr(self, "tv", None), getattr(self, "tflag", None))
-        self.ti = np.zeros((s, cap, 3), dtype=np.int32)
-        self.tf = np.zeros((s, cap, 3), dtype=np.float64)
-        self.tv = np.zeros((s, cap), dtype=np.float32)
-        self.tflag = np.zeros((s, cap), dtype=np.int8)
-        if old[0] is not None:
-            self.ti[:, : self.cap] = old[0]
-            self.tf[:, : self.cap] = old[1]
-            self.tv[:, : self.cap] = old[2]
-            self.tflag[:, : self.cap] = old[3]
+        ti = np.zeros((s, cap, 3), dtype=np.int32)
+        tf = np.zeros((s, cap, 3), dtype=np.float64)
+        tv = np.zeros((s, cap), dtype=np.float32)
+        tflag = np.zeros((s, cap), dtype=np.int8)
+        if self.cap:
+            ti[:, : self.cap] = self.ti
+            tf[:, : self.cap] = self.tf
+            tv[:, : self.cap] = self.tv
+            tflag[:, : self.cap] = self.tflag
+        self.ti, self.tf, self.tv, self.tflag = ti, tf, tv, tflag
         self.cap = cap
         self._ti2 = np.zeros((cap, 3), dtype=np.int32)
         self._tf2 = np.zeros((cap, 3), dtype=np.float64)
@@ -176,13 +176,20 @@ class GoZeroForest:
         hit = np.nonzero(self.ti[g, first : first + k, Z.I_MOVE] == action)[0]
         return first + int(hit[0]) if len(hit) else -1
 
-    def _sync(self, g: int, state: GoGameState) -> None:
-        """Slot ``g``'s root position, the game's superko keys and its last boards (for the planes)."""
-        go = state.go
+    def _check(self, state: Any) -> None:
+        """A position this forest can search: Go of its size under its rules."""
+        go = getattr(state, "go", None)
+        if go is None:
+            raise ValueError(f"the Go Zero search takes GoGameState positions, not {type(state).__name__}")
         if go.size != self.size or go.rules != self.rules:
             raise ValueError(
                 f"this search plays {self.size}x{self.size} under {self.rules}; the position is {go.size}x{go.size} under {go.rules}"
             )
+
+    def _sync(self, g: int, state: GoGameState) -> None:
+        """Slot ``g``'s root position, the game's superko keys and its last boards (for the planes)."""
+        self._check(state)
+        go = state.go
         self.root_buf[g] = go.buffer
         if self.ko_rule != Z.KO_SIMPLE:
             keys = go.superko_keys()
@@ -420,8 +427,9 @@ class GoPUCT:
         simulations = self.config.simulations if simulations is None else simulations
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
-        self._abandon()
         f, g = self.forest, self.slot
+        f._check(state)
+        self._abandon()
         job = _Open(time.perf_counter(), simulations)
         self._job = job
         self._gumbel = None
