@@ -313,7 +313,7 @@ def considered_visits(m: int, n: int) -> tuple[int, ...]:
     ``get_sequence_of_considered_visits``).
 
     >>> considered_visits(4, 10)
-    (0, 0, 0, 0, 1, 1, 1, 1, 2, 2)
+    (0, 0, 0, 0, 1, 1, 2, 2, 3, 3)
     >>> considered_visits(1, 3)
     (0, 1, 2)
     """

@@ -63,6 +63,11 @@ def supports(game: Any) -> bool:
 class GoZeroForest:
     """The trees of ``slots`` Go searches under one :class:`PUCTConfig`, walked and fed together."""
 
+    ti: np.ndarray
+    tf: np.ndarray
+    tv: np.ndarray
+    tflag: np.ndarray
+
     def __init__(self, game: GoGame, config: PUCTConfig, slots: int) -> None:
         if not supports(game):
             raise ValueError("the Numba Zero search plays Go with its own planes (GoGame without an encoder)")
