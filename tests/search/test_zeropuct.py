@@ -107,23 +107,23 @@ def test_self_play_makes_the_games_of_the_python_search(root: str) -> None:
     game = GoGame(size=7, komi=7.5)
     evaluator = network(game, seed=3)
     config = dict(
-        simulations=16, leaves_per_game=4, parallel=3, temperature_moves=6, max_moves=70,
+        simulations=12, leaves_per_game=4, parallel=2, temperature_moves=6, max_moves=40,
         resign_threshold=-0.95, no_resign_share=0.5, root=root, gumbel_m=8,
     )
-    python, ps = play_games(game, evaluator, 5, SelfPlayConfig(**config, engine="python"), seed=7, judge=capped_judge(game))
-    numba, ns = play_games(game, evaluator, 5, SelfPlayConfig(**config, engine="numba"), seed=7, judge=capped_judge(game))
+    python, ps = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="python"), seed=7, judge=capped_judge(game))
+    numba, ns = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="numba"), seed=7, judge=capped_judge(game))
     for a, b in zip(python, numba, strict=True):
         assert a.moves == b.moves and a.winner == b.winner and a.resigned == b.resigned and a.capped == b.capped
         np.testing.assert_array_equal(a.pi, b.pi)
         np.testing.assert_array_equal(a.planes, b.planes)
     assert (ps.evaluations, ps.network_calls, ps.moves) == (ns.evaluations, ns.network_calls, ns.moves)
-    assert len({tuple(g.moves) for g in numba}) == 5
+    assert len({tuple(g.moves) for g in numba}) == 3
 
 
 def test_self_play_games_are_legal_and_their_planes_are_games_go() -> None:
     """Every game replays through the rules engine; every sample's planes are GoGame.planes, also as the kernel makes them."""
     game = GoGame(size=7, komi=7.5)
-    games, _ = play_games(game, network(game), 4, SelfPlayConfig(simulations=12, parallel=4, max_moves=60), seed=1)
+    games, _ = play_games(game, network(game), 3, SelfPlayConfig(simulations=8, parallel=3, max_moves=40), seed=1)
     forest = GoZeroForest(game, PUCTConfig(simulations=4), 1)
     for g in games:
         state = game.initial_state()

@@ -33,7 +33,7 @@ per second is moves over wall time; the CPU-time rate is kept too (the
 machine may be shared), and the ratio of both. ``--device cuda`` runs our
 side's network on the GPU (the peer stays on the CPU: one position at a time
 is its design); ``--device cuda`` without a GPU is an error, not a silent CPU
-run.
+run. ``--precision bf16`` runs both sides' network under bfloat16 autocast.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class Config:
     device: str = "cpu"
     root: str = "puct"
     gumbel_m: int = 16
+    precision: str = "fp32"
     peers: tuple[str, ...] = PEERS
 
 
@@ -99,7 +100,9 @@ def run_fuseki(config: Config, network: Any) -> dict[str, Any]:
     from fuseki.zero.selfplay import SelfPlayConfig, play_games
 
     game = GoGame(size=config.size, komi=KOMI)
-    evaluator = NetworkEvaluator(game, network, device=config.device, max_batch=max(256, config.parallel * config.batch))
+    evaluator = NetworkEvaluator(
+        game, network, device=config.device, max_batch=max(256, config.parallel * config.batch), precision=config.precision
+    )
     sp = SelfPlayConfig(
         simulations=config.simulations,
         parallel=config.parallel,
@@ -244,7 +247,7 @@ def run_openspiel(config: Config, network: Any, total_moves: int) -> dict[str, A
     if config.size > common.PEER_MAX_SIZE["openspiel"]:
         raise PeerUnavailable(f"OpenSpiel's Go goes up to {common.PEER_MAX_SIZE['openspiel']}x{common.PEER_MAX_SIZE['openspiel']}")
     game = pyspiel.load_game("go", {"board_size": config.size, "komi": KOMI})
-    batcher = Batcher(network, device="cpu", max_batch=1)
+    batcher = Batcher(network, device="cpu", max_batch=1, precision=config.precision)
     alpha = 10.0 / (config.size * config.size + 1)
     rng = np.random.RandomState(config.seed)
 
@@ -350,6 +353,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
             "device": str(device),
             "root": config.root,
             "gumbel_m": config.gumbel_m,
+            "precision": config.precision,
             "komi": KOMI,
             "threads": 1,
             "seed": config.seed,
@@ -369,7 +373,7 @@ def format_report(result: dict[str, Any]) -> str:
     s, ours = result["settings"], result["fuseki"]
     lines = [
         f"fuseki bench zero: {result['size']}x{result['size']} self-play, {s['network']}, {s['simulations']} simulations a move, "
-        f"{s['moves_per_game']} moves a game, one torch thread; ours on {s['device']}, {s['parallel']} games at once, "
+        f"{s['moves_per_game']} moves a game, {s['precision']}, one torch thread; ours on {s['device']}, {s['parallel']} games at once, "
         f"{s['batch']} leaves a game per round",
         "",
     ]

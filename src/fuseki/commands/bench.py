@@ -57,7 +57,7 @@ BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",), "zero": ("
 
 #: ``bench zero``'s own options and their defaults (kept here so that ``--help`` needs no torch).
 ZERO_DEFAULTS = {"simulations": 100, "blocks": 4, "channels": 64, "moves": 20, "parallel": 16, "batch": 8,
-                 "device": "cpu", "root": "puct", "gumbel_m": 16}
+                 "device": "cpu", "root": "puct", "gumbel_m": 16, "precision": "fp32"}
 
 #: dlgo's MCTS rounds per round of ``bench mcts`` (about 1-3 s on 9x9).
 DEFAULT_ROUNDS = 300
@@ -106,6 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     zero.add_argument("--device", default=None, choices=("cpu", "cuda", "mps", "auto"),
                       help="zero: where our network runs (default cpu; cuda fails when there is no GPU)")
     zero.add_argument("--root", default=None, choices=("puct", "gumbel"), help="zero: the root's search (default puct)")
+    zero.add_argument("--precision", default=None, choices=("fp32", "bf16"),
+                      help="zero: both sides' forward pass in float32 or under bfloat16 autocast (default fp32)")
     zero.add_argument("--gumbel-m", type=int, default=None,
                       help=f"zero: actions the Gumbel root considers (default {ZERO_DEFAULTS['gumbel_m']})")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")

@@ -139,6 +139,13 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         help="where the network runs (default cpu; auto: the GPU when there is one)",
     )
     hw.add_argument("--threads", type=int_at_least(1), default=1, help="torch CPU threads (default 1)")
+    hw.add_argument(
+        "--precision",
+        choices=("fp32", "bf16"),
+        default="fp32",
+        help="the self-play network's number format: bf16 evaluates 2-3x faster on a CPU with AVX-512 BF16 and on GPUs "
+        "(training stays fp32; default fp32)",
+    )
 
 
 class ZeroDefaults:
@@ -223,7 +230,9 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UserError(str(e)) from None
     with open_renderer(progress_mode(args)) as progress:
-        state = run_zero(args.out, settings, args.generations, device=args.device, threads=args.threads, progress=progress)
+        state = run_zero(
+            args.out, settings, args.generations, device=args.device, threads=args.threads, progress=progress, precision=args.precision
+        )
     if args.json:
         print_json({"game": game, "out": str(args.out), "settings": dataclasses.asdict(settings), **state})
     else:

@@ -210,12 +210,12 @@ class NetworkEvaluator:
     not sent to the network; they get their exact value.
     """
 
-    def __init__(self, game: Game, network: Any, *, device: Any = None, max_batch: int = 256) -> None:
+    def __init__(self, game: Game, network: Any, *, device: Any = None, max_batch: int = 256, precision: str = "fp32") -> None:
         # Imported here: torch is an optional, heavy dependency that search/ must not need to import.
         from fuseki.nets.batcher import Batcher
 
         self.game = game
-        self.batcher = Batcher(network, device=device, max_batch=max_batch)
+        self.batcher = Batcher(network, device=device, max_batch=max_batch, precision=precision)
 
     def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         game = self.game

@@ -176,6 +176,7 @@ def run_zero(
     device: str = "cpu",
     threads: int | None = 1,
     progress: ProgressCallback | None = None,
+    precision: str = "fp32",
 ) -> dict[str, Any]:
     """Run (or go on with) the loop in ``out`` until ``generations`` generations are finished; the final state.
 
@@ -183,6 +184,9 @@ def run_zero(
     default because the networks of small games are tiny: on a shared
     2-core machine a 2×32 network trained ten times slower on two threads
     than on one (measured), the threads waiting on each other.
+    ``precision``: the self-play network's forward pass, ``"fp32"`` or
+    ``"bf16"`` (:mod:`fuseki.nets.batcher`; training stays float32). Like the
+    device it is not a setting of the run: a run may change it when resumed.
     """
     if generations < 0:
         raise ValueError(f"generations must be >= 0, got {generations}")
@@ -203,7 +207,7 @@ def run_zero(
             _save(folder, 0, build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden), settings, {})
         state = load_state(folder)
         for g in range(state["generation"] + 1, generations + 1):
-            state = _generation(folder, game, settings, g, generations, state, device, progress)
+            state = _generation(folder, game, settings, g, generations, state, device, progress, precision)
             write_json_atomic(folder / STATE_FILE, state)
             plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
             if settings.gating:
@@ -238,6 +242,7 @@ def _generation(
     state: dict[str, Any],
     device: str,
     progress: ProgressCallback | None,
+    precision: str = "fp32",
 ) -> dict[str, Any]:
     best = int(state["best"])
     # 1. self-play by the best network
@@ -247,7 +252,7 @@ def _generation(
             stats = json.loads(str(data["stats"]))
     else:
         network, _, _ = load_zero_network(network_path(folder, best))
-        evaluator = NetworkEvaluator(game, network, device=device, max_batch=1024)
+        evaluator = NetworkEvaluator(game, network, device=device, max_batch=1024, precision=precision)
         games, sp_stats = play_games(
             game,
             evaluator,
