@@ -103,6 +103,14 @@ def test_tictactoe_from_zero_never_loses_to_perfect_play(tmp_path: Path) -> None
     never_loses(tmp_path / "ttt", 10)
 
 
+def test_tictactoe_from_zero_with_the_gumbel_root_and_few_simulations(tmp_path: Path) -> None:
+    """Gumbel AlphaZero's root learns from 8 simulations a move (the PUCT run above uses 30): no loss either."""
+    settings = dataclasses.replace(TICTACTOE, simulations=8, root="gumbel", gumbel_m=9)
+    state = run_zero(tmp_path / "ttt", settings, 10)
+    assert state["history"][-1]["train"]["loss"] < state["history"][0]["train"]["loss"]
+    never_loses(tmp_path / "ttt", 10)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_tictactoe_from_zero_with_other_seeds(tmp_path: Path, seed: int) -> None:

@@ -186,10 +186,15 @@ class ZeroAgent:
     """Chooses moves by PUCT with a Zero network: the most visited move, no noise (play, gating, tests).
 
     ``temperature_moves`` > 0 draws this agent's first moves by visit counts
-    instead (seeded by ``seed``), for varied games; the protocol has no move
-    number, so the count is of the agent's own moves since :meth:`new_game`.
-    The tree is kept between moves (PUCT finds the new position among the
-    old root's children and grandchildren).
+    (with the Gumbel root: by the improved policy) instead, seeded by
+    ``seed``, for varied games; the protocol has no move number, so the count
+    is of the agent's own moves since :meth:`new_game`. The tree is kept
+    between moves (the search finds the new position among the old root's
+    children and grandchildren). ``root="gumbel"`` searches with Gumbel
+    AlphaZero's root, without its noise (the move is the best of sequential
+    halving). Go (with its own planes) is searched by the Numba trees of
+    :mod:`fuseki.search.go.zeropuct` unless ``engine="python"``; the two
+    choose the same moves.
     """
 
     name = "zero"
@@ -205,10 +210,26 @@ class ZeroAgent:
         device: str | None = "cpu",
         temperature_moves: int = 0,
         seed: int | None = None,
+        root: str = "puct",
+        gumbel_m: int = 16,
+        engine: str = "auto",
     ) -> None:
+        if engine not in ("auto", "python", "numba"):
+            raise InputError(f"engine must be auto, python or numba, got {engine!r}")
         self.game = game
         self.evaluator = NetworkEvaluator(game, network, device=device)
-        self.search = PUCT(game, self.evaluator, PUCTConfig(simulations=simulations, c_puct=c_puct, batch_size=batch_size))
+        config = PUCTConfig(simulations=simulations, c_puct=c_puct, batch_size=batch_size, root=root, gumbel_m=gumbel_m)
+        self.search: Any = None
+        if engine != "python" and game.name.startswith("go"):
+            # Imported here: the Numba Go search loads Go's kernels, which the other games never need.
+            from fuseki.search.go.zeropuct import GoPUCT, supports
+
+            if supports(game):
+                self.search = GoPUCT.single(game, self.evaluator, config)  # type: ignore[arg-type]  # supports() checked it is a GoGame
+        if self.search is None:
+            if engine == "numba":
+                raise InputError(f"the Numba search plays Go with its own planes, not {game.name}")
+            self.search = PUCT(game, self.evaluator, config)
         self.temperature_moves = temperature_moves
         self.rng = np.random.default_rng(seed)
         self.moves_played = 0
@@ -229,7 +250,7 @@ class ZeroAgent:
         result = self.search.search(state)
         move = result.move
         if self.moves_played < self.temperature_moves:
-            pi = result.pi(1.0)
+            pi = result.pi(1.0) if result.improved is None else result.improved
             move = self.game.index_to_move(state, int(self.rng.choice(len(pi), p=pi / pi.sum())))
         self.moves_played += 1
         return move
@@ -262,8 +283,11 @@ def make_zero_agent(
     device: str = "cpu",
     seed: int | None = None,
     temperature_moves: int = 0,
+    root: str = "puct",
+    gumbel_m: int = 16,
 ) -> GoZeroAgent:
-    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT.
+    """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT
+    (the Numba Go search; ``root="gumbel"``: Gumbel AlphaZero's root).
 
     ``temperature_moves``: the agent's first moves drawn by visit counts
     (seeded by ``seed``), so that games against a deterministic opponent
@@ -276,8 +300,13 @@ def make_zero_agent(
         raise InputError(f"simulations must be at least 1, got {simulations}")
     if temperature_moves < 0:
         raise InputError(f"temperature_moves must be 0 or more, got {temperature_moves}")
+    if root not in ("puct", "gumbel") or gumbel_m < 1:
+        raise InputError(f"root must be puct or gumbel and gumbel_m at least 1, got {root!r} and {gumbel_m}")
     network, game, _ = load_zero_network(model)
     if not game.name.startswith("go"):
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
-    agent = ZeroAgent(game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed, temperature_moves=temperature_moves)
+    agent = ZeroAgent(
+        game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed,
+        temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m,
+    )
     return GoZeroAgent(agent, game.size)

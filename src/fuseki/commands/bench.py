@@ -5,6 +5,7 @@
     fuseki bench rules --size 9 --json            # ~15 s: ours and the peers, 3 s each
     fuseki bench rules --size 19 --repeats 5 --save
     fuseki bench mcts --size 9 --json             # ~15 s: three MCTS configurations and dlgo's MCTSAgent
+    fuseki bench zero --size 9 --json             # ~2-4 min: Zero self-play beside OpenSpiel's MCTSBot
 
 ``rules`` plays uniform-random games (pass included, at most 2 x area plies)
 through the Python API (simple ko, and again under positional superko), inside
@@ -21,6 +22,17 @@ UCT, each for ``--seconds``, and dlgo's pure-Python ``MCTSAgent`` for
 (on with ``--save``/``--out``) adds the start-up of a first search in a fresh
 process with the Numba cache warm (~2 s); ``--jit-cold`` adds it with an empty
 cache (~20-30 s).
+
+``zero`` plays Zero self-play moves on Go with a fixed network (``--blocks``
+x ``--channels``, 4 x 64, random weights from ``--seed``) at
+``--simulations`` (100) a move: ours with ``--parallel`` games at once and
+``--batch`` leaves a game per round in one forward pass (``--device cuda``
+on a GPU, with a batch that fills it), and OpenSpiel's MCTSBot with an
+evaluator that runs the same network on one position at a time, the same
+number of moves (games of ``--moves`` moves). It prints moves and network
+evaluations per second and the ratio; the last line with ``--json`` is
+``{"size": 9, "moves_per_s": ..., "evals_per_s": ..., "peers": {"openspiel_mcts": ...}}``
+followed by the details.
 """
 
 from __future__ import annotations
@@ -36,12 +48,16 @@ from fuseki.cli import UserError
 from fuseki.util.progress import print_json
 
 #: Benchmark name -> module in fuseki.bench.
-BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts"}
+BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts", "zero": "fuseki.bench.zero"}
 
 PEER_NAMES = ("openspiel", "dlgo")
 
 #: The peers each benchmark knows (the first is the default list).
-BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",)}
+BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",), "zero": ("openspiel_mcts",)}
+
+#: ``bench zero``'s own options and their defaults (kept here so that ``--help`` needs no torch).
+ZERO_DEFAULTS = {"simulations": 100, "blocks": 4, "channels": 64, "moves": 20, "parallel": 16, "batch": 8,
+                 "device": "cpu", "root": "puct", "gumbel_m": 16, "precision": "fp32"}
 
 #: dlgo's MCTS rounds per round of ``bench mcts`` (about 1-3 s on 9x9).
 DEFAULT_ROUNDS = 300
@@ -75,6 +91,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"mcts: dlgo's MCTS rounds per round (default {DEFAULT_ROUNDS})")
     parser.add_argument("--jit-cold", action="store_true",
                         help="mcts: also measure the start-up with an empty Numba cache (~20-30 s)")
+    zero = parser.add_argument_group("bench zero")
+    zero.add_argument("--simulations", type=int, default=None,
+                      help=f"zero: simulations a move (default {ZERO_DEFAULTS['simulations']})")
+    zero.add_argument("--blocks", type=int, default=None, help=f"zero: residual blocks (default {ZERO_DEFAULTS['blocks']})")
+    zero.add_argument("--channels", type=int, default=None, help=f"zero: filters (default {ZERO_DEFAULTS['channels']})")
+    zero.add_argument("--moves", type=int, default=None,
+                      help=f"zero: moves of each game from the empty board (default {ZERO_DEFAULTS['moves']})")
+    zero.add_argument("--parallel", type=int, default=None,
+                      help=f"zero: our games at once; their leaves share each forward pass (default {ZERO_DEFAULTS['parallel']})")
+    zero.add_argument("--batch", type=int, default=None,
+                      help=f"zero: leaves a game per round, under virtual loss (default {ZERO_DEFAULTS['batch']}); "
+                           "a forward pass takes parallel x batch positions")
+    zero.add_argument("--device", default=None, choices=("cpu", "cuda", "mps", "auto"),
+                      help="zero: where our network runs (default cpu; cuda fails when there is no GPU)")
+    zero.add_argument("--root", default=None, choices=("puct", "gumbel"), help="zero: the root's search (default puct)")
+    zero.add_argument("--precision", default=None, choices=("fp32", "bf16"),
+                      help="zero: both sides' forward pass in float32 or under bfloat16 autocast (default fp32)")
+    zero.add_argument("--gumbel-m", type=int, default=None,
+                      help=f"zero: actions the Gumbel root considers (default {ZERO_DEFAULTS['gumbel_m']})")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", metavar="FILE", help="write the result as JSON to FILE")
     parser.add_argument("--save", action="store_true",
@@ -138,7 +173,8 @@ def _report(module: Any, result: dict[str, Any], command: str, args: argparse.Na
     return 0
 
 
-def _write(result: dict[str, Any], args: argparse.Namespace) -> None:
+def _write(result: dict[str, Any], args: argparse.Namespace, last_line: dict[str, Any] | None = None) -> None:
+    """Write ``result`` where asked; with ``--json`` print it (or ``last_line``, a summary) as the last line."""
     targets = []
     if args.save:
         targets.append(results_dir() / f"{args.benchmark}_{args.size}.json")
@@ -149,7 +185,7 @@ def _write(result: dict[str, Any], args: argparse.Namespace) -> None:
         path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         print(f"saved {path}")
     if args.json:
-        print_json(result)
+        print_json(result if last_line is None else last_line)
 
 
 def _show(benchmark: str) -> Any:
@@ -176,11 +212,62 @@ def run_mcts(args: argparse.Namespace) -> int:
                    args)
 
 
+def _zero_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench zero``'s options with their defaults filled in (checked)."""
+    options = {name: getattr(args, name) if getattr(args, name) is not None else default for name, default in ZERO_DEFAULTS.items()}
+    for name in ("simulations", "blocks", "channels", "moves", "parallel", "batch", "gumbel_m"):
+        low = 0 if name == "blocks" else 1
+        if options[name] < low or options[name] > 100_000:
+            raise UserError(f"--{name.replace('_', '-')} must be from {low} to 100000, got {options[name]}")
+    return options
+
+
+def run_zero(args: argparse.Namespace) -> int:
+    for flag, value in (("--breakdown", args.breakdown), ("--rounds", args.rounds), ("--jit", args.jit)):
+        if value is not None:
+            raise UserError(f"{flag} does not apply to bench zero")
+    if args.jit_cold:
+        raise UserError("--jit-cold does not apply to bench zero")
+    options = _zero_options(args)
+    peers = _parse_peers(args.peers, "zero")
+
+    from fuseki.bench import zero as bench_zero
+    from fuseki.util.errors import FusekiError
+
+    config = bench_zero.Config(size=args.size, seed=args.seed, peers=peers, **options)
+    parts = ["fuseki", "bench", "zero", "--size", str(args.size), "--seed", str(args.seed)]
+    for name in ZERO_DEFAULTS:
+        parts += [f"--{name.replace('_', '-')}", str(options[name])]
+    parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
+    if args.json:
+        parts.append("--json")
+    if args.save:
+        parts.append("--save")
+    if args.out:
+        parts += ["--out", args.out]
+    try:
+        result = bench_zero.run(config, _show("zero"))
+    except FusekiError as e:
+        raise UserError(str(e)) from None
+    result["command"] = shlex.join(parts)
+    print(bench_zero.format_report(result))
+    # The last line is the four figures the issue asks for; the file has everything.
+    summary = {"size": result["size"], "moves_per_s": result["moves_per_s"], "evals_per_s": result["evals_per_s"],
+               "peers": result["peers"]}
+    _write(result, args, summary)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.benchmark not in BENCHMARKS:
         raise UserError(f"unknown benchmark {args.benchmark!r}; known: {', '.join(BENCHMARKS)}")
     if not MIN_SIZE <= args.size <= MAX_SIZE:
         raise UserError(f"--size must be from {MIN_SIZE} to {MAX_SIZE}, got {args.size}")
+    if args.benchmark == "zero":
+        return run_zero(args)
+    used = [name for name in ZERO_DEFAULTS if getattr(args, name) is not None]
+    if used:
+        raise UserError(f"--{used[0].replace('_', '-')} applies to bench zero only")
     if not 0 < args.seconds <= MAX_SECONDS:
         raise UserError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
     if not 1 <= args.repeats <= MAX_REPEATS:

@@ -841,6 +841,19 @@ def _hash_after(buf: np.ndarray, q: int, color: int) -> int:
 
 
 @njit(cache=True)
+def hash_after(buf: np.ndarray, p: int) -> int:
+    """Board hash after the player to move plays legal unpadded move ``p`` (``N*N``: pass), without playing it.
+
+    One move at a time, for Numba callers that check a superko history
+    move by move (the Zero search of :mod:`fuseki.search.go.zerotree`).
+    """
+    n = buf[M_N]
+    if p == n * n:
+        return _hash_of(buf)  # type: ignore[return-value]  # an int64 in Numba, an int to callers
+    return _hash_after(buf, PAD[n, p], buf[M_TOMOVE])
+
+
+@njit(cache=True)
 def hashes_after(buf: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Board hash after the player to move plays each of ``points`` (legal, unpadded)."""
     n = buf[M_N]

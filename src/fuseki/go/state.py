@@ -587,6 +587,19 @@ class GameState:
                 return "superko"
         return None
 
+    def superko_keys(self) -> np.ndarray:
+        """The keys of every position of this line of play, the first one first (int64; empty under simple ko).
+
+        What the superko rule compares a move's result with: the board hash,
+        XORed with ``kernels.SIDE_KEY`` when White is to move under
+        situational superko. A search that keeps its own tree of positions
+        (the Zero search of :mod:`fuseki.search.go.zeropuct`) checks its
+        moves against these and against its own path.
+        """
+        if self._hist is None:
+            return np.empty(0, dtype=np.int64)
+        return np.array(self._hist.keys[: self._hlen], dtype=np.int64)
+
     def is_legal(self, move: "Move | int | Point") -> bool:
         return self.why_illegal(move) is None
 

@@ -15,6 +15,11 @@ Conventions, shared by every evaluator here:
   move** in each state.
 - A finished state gets its exact value, ``returns()[current_player]``, and
   all-zero priors, whatever the evaluator.
+- Evaluators that need only a position's planes and legal actions also offer
+  ``evaluate_planes(planes, masks)``: float32 ``(B, *game.planes_shape)`` and
+  bool ``(B, num_actions)`` in, the same ``(priors, values)`` out. The Numba
+  Go search (:mod:`fuseki.search.go.zeropuct`) writes its leaves that way,
+  with no state objects to hand over.
 
 >>> from fuseki.games import TicTacToe, TicTacToeState
 >>> game = TicTacToe()
@@ -86,6 +91,13 @@ class UniformEvaluator:
     def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         values = np.array([terminal_value(s) if s.is_over() else 0.0 for s in states], dtype=np.float32)
         return uniform_priors(self.game, states), values
+
+    def evaluate_planes(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Uniform priors over each row's legal actions and value 0 (the planes are not read)."""
+        masks = np.asarray(masks, dtype=bool)
+        counts = masks.sum(axis=1, keepdims=True)
+        priors = np.divide(masks, counts, out=np.zeros(masks.shape), where=counts > 0).astype(np.float32)
+        return priors, np.zeros(len(masks), dtype=np.float32)
 
 
 class RolloutEvaluator:
@@ -198,12 +210,12 @@ class NetworkEvaluator:
     not sent to the network; they get their exact value.
     """
 
-    def __init__(self, game: Game, network: Any, *, device: Any = None, max_batch: int = 256) -> None:
+    def __init__(self, game: Game, network: Any, *, device: Any = None, max_batch: int = 256, precision: str = "fp32") -> None:
         # Imported here: torch is an optional, heavy dependency that search/ must not need to import.
         from fuseki.nets.batcher import Batcher
 
         self.game = game
-        self.batcher = Batcher(network, device=device, max_batch=max_batch)
+        self.batcher = Batcher(network, device=device, max_batch=max_batch, precision=precision)
 
     def evaluate(self, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         game = self.game
@@ -220,6 +232,10 @@ class NetworkEvaluator:
             priors[live] = p
             values[live] = v
         return priors, values
+
+    def evaluate_planes(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The network on ready-made planes and legal masks (one forward pass per ``max_batch`` rows)."""
+        return self.batcher(planes, masks)
 
 
 class MixedEvaluator:

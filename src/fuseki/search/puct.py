@@ -31,7 +31,33 @@ Options (:class:`PUCTConfig`):
 - ``reuse``: keep the subtree of the move played (see :meth:`PUCT.advance`;
   :meth:`PUCT.search` also finds the new position among the root's children
   and grandchildren by itself);
-- ``seed``: the noise generator.
+- ``seed``: the noise generator;
+- ``root``: ``"puct"`` (the above at every node) or ``"gumbel"``: Gumbel
+  AlphaZero's root (Danihelka et al., 2022, "Policy improvement by planning
+  with Gumbel"), see below; ``gumbel_m``, ``gumbel_c_visit``,
+  ``gumbel_c_scale`` and ``gumbel_noise`` shape it.
+
+**The Gumbel root.** AlphaZero's root needs many simulations before the
+visit counts say more than the prior: with 16 simulations on 81 moves most
+moves are never tried, and the counts are a poor policy target. Gumbel
+AlphaZero instead samples ``m`` = ``gumbel_m`` actions without replacement
+by the Gumbel-top-k trick (the top ``m`` of ``g(a) + logits(a)``, ``g``
+standard Gumbel noise; ``g = 0`` without ``gumbel_noise``, the deterministic
+choice for play), and spends the simulation budget on them by **sequential
+halving**: ``ceil(log2 m)`` phases, each giving the remaining actions equal
+visits and keeping the better half by ``g + logits + σ(q̂)``; the last
+survivor is the move (:func:`considered_visits` is the schedule, mctx's
+``get_sequence_of_considered_visits``). The policy target is the **improved
+policy** ``softmax(logits + σ(completedQ))`` over all legal actions, where
+``σ(q̂) = (c_visit + max_b N(b)) · c_scale · q̂`` with ``c_visit`` 50 and
+``c_scale`` 1 (the paper's values), ``q̂ = (q + 1) / 2`` the value mapped from
+[-1, 1] to [0, 1], and an unvisited action's ``q`` completed by the **mixed
+value** ``(v̂ + Σ_b N(b) · Σ_{N(a)>0} π(a) q(a) / Σ_{N(a)>0} π(a)) / (1 + Σ_b
+N(b))`` (``v̂`` the network's value of the root, ``π`` its prior): see
+:func:`gumbel_sigma`. Below the root the search is PUCT as usual. The budget
+is the search's simulations less the root's own evaluation, so that
+``simulations`` means the same network calls with either root. Dirichlet
+noise is not used with the Gumbel root (the Gumbel noise replaces it).
 
 Many searches can share one evaluator call (batched self-play of many games):
 :meth:`PUCT.start`, :meth:`PUCT.pending_leaves`, :meth:`PUCT.feed` and
@@ -55,6 +81,7 @@ temperature).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Hashable
@@ -66,7 +93,22 @@ from fuseki.games.base import Game
 from fuseki.search.evaluators import Evaluator, terminal_value
 from fuseki.search.uct import MoveStats, UCTResult
 
-__all__ = ["PUCT", "PUCTConfig", "PUCTMoveStats", "PUCTNode", "PUCTResult", "puct_search", "visit_distribution"]
+__all__ = [
+    "PUCT",
+    "PUCTConfig",
+    "PUCTMoveStats",
+    "PUCTNode",
+    "PUCTResult",
+    "ROOTS",
+    "GumbelRoot",
+    "considered_visits",
+    "gumbel_sigma",
+    "puct_search",
+    "visit_distribution",
+]
+
+#: The root selections: AlphaZero's PUCT, or Gumbel AlphaZero's sequential halving.
+ROOTS = ("puct", "gumbel")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +124,11 @@ class PUCTConfig:
     fpu: float = 0.0
     reuse: bool = True
     seed: int | None = None
+    root: str = "puct"
+    gumbel_m: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+    gumbel_noise: bool = False
 
     def __post_init__(self) -> None:
         if self.simulations < 1:
@@ -98,6 +145,12 @@ class PUCTConfig:
             raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha}")
         if not -1.0 <= self.fpu <= 1.0:
             raise ValueError(f"fpu must be in [-1, 1], got {self.fpu}")
+        if self.root not in ROOTS:
+            raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {self.root!r}")
+        if self.gumbel_m < 1:
+            raise ValueError(f"gumbel_m must be at least 1, got {self.gumbel_m}")
+        if self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
+            raise ValueError("gumbel_c_visit must be >= 0 and gumbel_c_scale > 0")
 
 
 class PUCTNode:
@@ -120,6 +173,7 @@ class PUCTNode:
         "pending",
         "player",
         "prior",
+        "raw_value",
         "returns",
         "state",
         "visits",
@@ -143,6 +197,8 @@ class PUCTNode:
         self.clean_prior = self.prior
         self.n = np.empty(0)
         self.w = np.empty(0)
+        #: The evaluator's value of this position (for its player to move), once expanded.
+        self.raw_value = 0.0
         self.children: list[PUCTNode | None] = []
 
     def expand(self, game: Game, priors: np.ndarray) -> None:
@@ -199,10 +255,20 @@ class PUCTResult(UCTResult):
     visit_counts: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), repr=False)
     value: float = 0.0
     reused_visits: int = 0
+    #: With the Gumbel root: the improved policy over all actions (float64), the policy target.
+    improved: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
     def pi(self, temperature: float = 1.0) -> np.ndarray:
         """The visit distribution with ``temperature`` (see :func:`visit_distribution`)."""
         return visit_distribution(self.visit_counts, temperature)
+
+    def policy_target(self) -> np.ndarray:
+        """What a network should learn from this search, float32 over all actions: the improved
+        policy with the Gumbel root, else the visit distribution (τ = 1)."""
+        if self.improved is not None:
+            return self.improved.astype(np.float32)
+        total = self.visit_counts.sum()
+        return (self.visit_counts / total).astype(np.float32)
 
 
 def visit_distribution(counts: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -230,6 +296,109 @@ def visit_distribution(counts: np.ndarray, temperature: float = 1.0) -> np.ndarr
     return scaled / scaled.sum()
 
 
+#: The smallest positive float64: a prior of 0 becomes a very negative, finite logit (mctx's guard).
+TINY = float(np.finfo(np.float64).tiny)
+
+
+@functools.lru_cache(maxsize=512)
+def considered_visits(m: int, n: int) -> tuple[int, ...]:
+    """Sequential halving's schedule for ``m`` considered actions and a budget of ``n`` visits.
+
+    Entry ``k`` is the visit count an action must have to be chosen by
+    simulation ``k``: the ``m`` actions are visited in turns, ``max(1, n /
+    (ceil(log2 m) · m'))`` visits each while ``m'`` remain, then the better
+    half is kept (never fewer than 2), until the budget is spent. Choosing,
+    at each simulation, the best-scored action among those with exactly that
+    many visits *is* sequential halving (mctx's
+    ``get_sequence_of_considered_visits``).
+
+    >>> considered_visits(4, 10)
+    (0, 0, 0, 0, 1, 1, 2, 2, 3, 3)
+    >>> considered_visits(1, 3)
+    (0, 1, 2)
+    """
+    if m <= 1:
+        return tuple(range(n))
+    log2m = math.ceil(math.log2(m))
+    sequence: list[int] = []
+    visits = [0] * m
+    considered = m
+    while len(sequence) < n:
+        extra = max(1, int(n / (log2m * considered)))
+        for _ in range(extra):
+            sequence.extend(visits[:considered])
+            for i in range(considered):
+                visits[i] += 1
+        considered = max(2, considered // 2)
+    return tuple(sequence[:n])
+
+
+def gumbel_sigma(n: np.ndarray, w: np.ndarray, prior: np.ndarray, raw_value: float, c_visit: float, c_scale: float) -> np.ndarray:
+    """``σ(completedQ)`` of a node's actions (float64): the Gumbel root's transformed values.
+
+    ``n``, ``w``: the actions' visits and summed values (from the view of the
+    player choosing); ``prior``: the network's prior over them; ``raw_value``:
+    the network's value of the node. A visited action's ``q`` is ``w / n``;
+    an unvisited one gets the mixed value (see the module notes). ``q̂ = (q +
+    1) / 2`` and ``σ = (c_visit + max N) · c_scale · q̂``. The operations and
+    their order are those of the Numba search's copy (:mod:`fuseki.search.go.zerotree`),
+    so both give the same floats.
+    """
+    visited = n > 0
+    q = np.divide(w, n, out=np.zeros(len(n)), where=visited)
+    total = n.sum()
+    p = np.maximum(TINY, prior)
+    sum_probs = np.where(visited, p, 0.0).sum()
+    weighted = np.where(visited, p * q / sum_probs, 0.0).sum() if sum_probs > 0 else 0.0
+    mixed = (raw_value + total * weighted) / (total + 1.0)
+    completed = np.where(visited, q, mixed)
+    qhat = (completed + 1.0) / 2.0
+    return (c_visit + n.max()) * c_scale * qhat
+
+
+@dataclasses.dataclass
+class GumbelRoot:
+    """One search's Gumbel root: the noise, the prior's logits, the schedule and this search's visits.
+
+    ``local`` counts the visits *this* search gave each root action: a root
+    reused from the last move brings visits of its own, which sequential
+    halving must not count against this search's budget (the values and
+    ``max N`` of :func:`gumbel_sigma` do use every visit).
+    """
+
+    gumbel: np.ndarray
+    logits: np.ndarray
+    schedule: tuple[int, ...]
+    local: np.ndarray
+
+    @classmethod
+    def begin(cls, prior: np.ndarray, budget: int, m: int, rng: np.random.Generator | None) -> "GumbelRoot":
+        """The root of a search with ``budget`` root visits; ``rng`` draws the Gumbel noise (None: no noise)."""
+        k = len(prior)
+        logits = np.log(np.maximum(prior, TINY))
+        logits = logits - logits.max()
+        gumbel = rng.gumbel(size=k) if rng is not None else np.zeros(k)
+        return cls(gumbel, logits, considered_visits(min(m, k), max(0, budget)), np.zeros(k))
+
+    def scores(self, n: np.ndarray, w: np.ndarray, prior: np.ndarray, raw_value: float, config: PUCTConfig) -> np.ndarray:
+        """``g + logits + σ(completedQ)`` of every root action."""
+        return self.gumbel + self.logits + gumbel_sigma(n, w, prior, raw_value, config.gumbel_c_visit, config.gumbel_c_scale)
+
+    def select(self, root: PUCTNode, config: PUCTConfig) -> int:
+        """The action the next simulation visits: the best-scored among those the schedule considers now."""
+        considered = self.schedule[int(self.local.sum())]
+        score = self.scores(root.n, root.w, root.clean_prior, root.raw_value, config)
+        return int(np.where(self.local == considered, score, -np.inf).argmax())
+
+    def final(self, root: PUCTNode, config: PUCTConfig) -> tuple[int, np.ndarray]:
+        """The chosen action (the best-scored of the most visited by this search) and the improved policy over the root's actions."""
+        score = self.scores(root.n, root.w, root.clean_prior, root.raw_value, config)
+        best = int(np.where(self.local == self.local.max(), score, -np.inf).argmax())
+        z = self.logits + gumbel_sigma(root.n, root.w, root.clean_prior, root.raw_value, config.gumbel_c_visit, config.gumbel_c_scale)
+        z = np.exp(z - z.max())
+        return best, z / z.sum()
+
+
 @dataclasses.dataclass
 class _Job:
     """The open search of the step API."""
@@ -242,6 +411,7 @@ class _Job:
     awaiting_root: bool = False
     pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode]] = dataclasses.field(default_factory=list)
     final: PUCTResult | None = None
+    gumbel: GumbelRoot | None = None
 
 
 class PUCT:
@@ -339,7 +509,7 @@ class PUCT:
         job.root = root
         if root.expanded:
             job.reused = int(root.n.sum())
-            self._add_noise(root)
+            self._begin_root(root, job)
 
     @property
     def finished(self) -> bool:
@@ -359,7 +529,7 @@ class PUCT:
         if not root.expanded:
             job.awaiting_root = True
             return [root.state]
-        done, job.pending = self._collect(root, min(self.config.batch_size, job.target - job.done))
+        done, job.pending = self._collect(root, min(self.config.batch_size, job.target - job.done), job.gumbel)
         job.done += done
         return [leaf.state for _, leaf in job.pending]
 
@@ -373,9 +543,10 @@ class PUCT:
                 raise ValueError(f"expected 1 evaluation (the root), got {len(values)}")
             job.awaiting_root = False
             root.expand(self.game, priors[0])
+            root.raw_value = float(values[0])
             self._backup([], root, float(values[0]))
             job.done = 1
-            self._add_noise(root)
+            self._begin_root(root, job)
             return
         if len(values) != len(job.pending):
             raise ValueError(f"expected {len(job.pending)} evaluations, got {len(values)}")
@@ -387,6 +558,7 @@ class PUCT:
                 parent.visits -= vl
             leaf.pending = False
             leaf.expand(self.game, priors[k])
+            leaf.raw_value = float(values[k])
             self._backup(path, leaf, float(values[k]))
         job.done += len(job.pending)
         job.pending = []
@@ -400,7 +572,7 @@ class PUCT:
         if job.final is not None:
             return job.final
         assert job.root is not None
-        return self._result(job.root, job.done, time.perf_counter() - job.started, job.reused)
+        return self._result(job.root, job.done, time.perf_counter() - job.started, job.reused, job.gumbel)
 
     def _abandon(self) -> None:
         """Drop an open search: take back the virtual losses of leaves that were never fed (the tree stays sound)."""
@@ -421,27 +593,42 @@ class PUCT:
             raise RuntimeError("no search is open: call start(state) first")
         return self._job
 
-    def _add_noise(self, root: PUCTNode) -> None:
-        eps = self.config.dirichlet_epsilon
+    def _begin_root(self, root: PUCTNode, job: _Job) -> None:
+        """The root is ready (evaluated, or reused): Dirichlet noise, or the Gumbel root's noise and schedule."""
+        config = self.config
+        if config.root == "gumbel":
+            rng = self.rng if config.gumbel_noise else None
+            job.gumbel = GumbelRoot.begin(root.clean_prior, job.target - job.done, config.gumbel_m, rng)
+            return
+        eps = config.dirichlet_epsilon
         if eps > 0 and len(root.moves) > 0:
             noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.moves))
             root.prior = (1.0 - eps) * root.clean_prior + eps * noise
 
-    def _collect(self, root: PUCTNode, size: int) -> tuple[int, list[tuple[list[tuple[PUCTNode, int]], PUCTNode]]]:
-        """Walk to up to ``size`` leaves under virtual loss: (finished games backed up at once, leaves waiting)."""
-        c, fpu, vl = self.config.c_puct, self.config.fpu, self.config.virtual_loss
+    def _collect(
+        self, root: PUCTNode, size: int, gumbel: GumbelRoot | None = None
+    ) -> tuple[int, list[tuple[list[tuple[PUCTNode, int]], PUCTNode]]]:
+        """Walk to up to ``size`` leaves under virtual loss: (finished games backed up at once, leaves waiting).
+
+        With a Gumbel root the walks leave the root by sequential halving, and
+        a walk counts for its root action once it has a leaf (or a finished game).
+        """
+        config = self.config
+        c, fpu, vl = config.c_puct, config.fpu, config.virtual_loss
         pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode]] = []
         done = 0
         while done + len(pending) < size:
             path: list[tuple[PUCTNode, int]] = []
             node = root
             while node.expanded and node.returns is None:
-                i = node.select(c, fpu)
+                i = gumbel.select(node, config) if gumbel is not None and node is root else node.select(c, fpu)
                 path.append((node, i))
                 node = node.child(i)
             if node.returns is not None:  # a finished game: its exact value, at once
                 self._backup(path, node, None)
                 done += 1
+                if gumbel is not None:
+                    gumbel.local[path[0][1]] += 1
                 continue
             if node.pending:  # another walk of this batch already waits here
                 break
@@ -451,6 +638,8 @@ class PUCT:
                 parent.w[i] -= vl
                 parent.visits += vl
             pending.append((path, node))
+            if gumbel is not None:
+                gumbel.local[path[0][1]] += 1
         return done, pending
 
     @staticmethod
@@ -467,9 +656,10 @@ class PUCT:
             node.w[i] += per_player[node.player]
             node.visits += 1
 
-    def _result(self, root: PUCTNode, done: int, seconds: float, reused: int) -> PUCTResult:
+    def _result(self, root: PUCTNode, done: int, seconds: float, reused: int, gumbel: GumbelRoot | None = None) -> PUCTResult:
         counts = np.zeros(self.game.num_actions)
         counts[root.actions] = root.n
+        improved = None
         stats: list[MoveStats] = [
             PUCTMoveStats(
                 move,
@@ -482,13 +672,18 @@ class PUCT:
         ]
         if len(root.moves) == 0:
             move = None
+        elif gumbel is not None:
+            best, policy = gumbel.final(root, self.config)
+            move = root.moves[best]
+            improved = np.zeros(self.game.num_actions)
+            improved[root.actions] = policy
         else:
             # Most visits; ties go to the higher prior, then to the first legal move.
             best = max(range(len(root.moves)), key=lambda i: (root.n[i], root.prior[i], -i))
             move = root.moves[best]
         total = root.n.sum()
         value = float(root.w.sum() / total) if total > 0 else 0.0
-        return PUCTResult(move, done, seconds, stats, None, counts, value, reused)
+        return PUCTResult(move, done, seconds, stats, None, counts, value, reused, improved)
 
 
 def puct_search(game: Game, state: Any, evaluator: Evaluator, **options: Any) -> PUCTResult:

@@ -106,6 +106,8 @@ class ZeroSettings:
     max_moves: int | None = None
     #: Keep the searched subtree of the move played as the next search's start (False: a fresh tree each move).
     tree_reuse: bool = True
+    root: str = "puct"
+    gumbel_m: int = 16
     # training
     window: int = 4
     epochs: int = 4
@@ -150,6 +152,8 @@ class ZeroSettings:
             max_moves=self.max_moves,
             parallel=self.parallel,
             reuse=self.tree_reuse,
+            root=self.root,
+            gumbel_m=self.gumbel_m,
         )
 
     def learner_config(self, device: str) -> LearnerConfig:
@@ -206,6 +210,7 @@ def run_zero(
     progress: ProgressCallback | None = None,
     workers: int = 1,
     ray: str | None = None,
+    precision: str = "fp32",
 ) -> dict[str, Any]:
     """Run (or go on with) the loop in ``out`` until ``generations`` generations are finished; the final state.
 
@@ -218,6 +223,10 @@ def run_zero(
     slice of the generation's games); ``ray``: run them, and the learner, as
     actors of a Ray cluster (:class:`fuseki.zero.workers.RayRunner`). Neither
     changes the games or the networks, so neither is a setting of the run.
+
+    ``precision``: the self-play network's forward pass, ``"fp32"`` or
+    ``"bf16"`` (:mod:`fuseki.nets.batcher`; training stays float32). Like the
+    device it is not a setting of the run: a run may change it when resumed.
     """
     if generations < 0:
         raise ValueError(f"generations must be >= 0, got {generations}")
@@ -243,7 +252,7 @@ def run_zero(
         state = load_state(folder)
         if state["generation"] >= generations:
             return state
-        runner = make_runner(workers, ray, device=device, threads=threads or 1)
+        runner = make_runner(workers, ray, device=device, threads=threads or 1, precision=precision)
         try:
             for g in range(state["generation"] + 1, generations + 1):
                 state = _generation(folder, game, settings, g, generations, state, device, progress, runner)
@@ -421,6 +430,8 @@ def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, d
                 device=device,
                 temperature_moves=1,  # the first move of each side drawn by visits: varied games
                 seed=derive_seed(settings.seed, "gate", g, i, who),
+                root=settings.root,
+                gumbel_m=settings.gumbel_m,
             )
             for who, net in ((side, candidate), (1 - side, champion))
         }

@@ -35,6 +35,23 @@ Every random choice of game ``i`` (its noise, its moves, whether it may
 resign) derives from ``seed`` and ``i``, and a deterministic evaluator gives
 each position the same answer whatever else is in the batch, so the games do
 not depend on ``parallel``: batched and one-at-a-time self-play agree.
+
+**Engines.** Go (with its own planes) is searched by the Numba trees of
+:mod:`fuseki.search.go.zeropuct` when the evaluator can read ready-made
+planes (``evaluate_planes``; the network evaluator can): one kernel call
+walks every game's tree and writes the batch, Python only moves. Every other
+game, and Go with a custom encoder, uses the Python PUCT. Both engines make
+the same games from the same evaluations (``engine`` forces one).
+
+**Gumbel root** (``root="gumbel"``, Danihelka et al. 2022; see
+:mod:`fuseki.search.puct`): ``gumbel_m`` actions sampled by Gumbel-top-k,
+sequential halving over the simulations, and the improved policy as the
+policy target instead of the visit counts. The first ``temperature_moves``
+moves are still drawn in proportion to the visit counts (sequential halving
+spreads them over the considered actions: varied openings); later ones are
+the search's own choice, the winner of sequential halving with the Gumbel
+noise (a sample of the improved policy itself). The Dirichlet noise does not
+apply.
 """
 
 from __future__ import annotations
@@ -52,6 +69,7 @@ from fuseki.search.puct import PUCT, PUCTConfig, PUCTResult
 from fuseki.util.seeds import derive_seed
 
 __all__ = [
+    "ENGINES",
     "SelfPlayConfig",
     "SelfPlayGame",
     "SelfPlayStats",
@@ -61,6 +79,10 @@ __all__ = [
     "play_games",
     "samples_of",
 ]
+
+
+#: The search engines of self-play (see the module notes).
+ENGINES = ("auto", "python", "numba")
 
 
 def default_alpha(game: Game) -> float:
@@ -96,6 +118,12 @@ class SelfPlayConfig:
     #: Games played at once (their leaves share each network call).
     parallel: int = 64
     reuse: bool = True
+    #: ``"puct"`` (AlphaZero's root) or ``"gumbel"`` (Gumbel AlphaZero's).
+    root: str = "puct"
+    #: Actions the Gumbel root considers (sampled by Gumbel-top-k).
+    gumbel_m: int = 16
+    #: ``"auto"``: the Numba search for Go when the evaluator reads planes, else Python; or ``"python"``/``"numba"``.
+    engine: str = "auto"
 
     def __post_init__(self) -> None:
         if self.simulations < 1 or self.leaves_per_game < 1 or self.parallel < 1:
@@ -108,18 +136,27 @@ class SelfPlayConfig:
             raise ValueError(f"no_resign_share must be in [0, 1], got {self.no_resign_share}")
         if self.max_moves is not None and self.max_moves < 1:
             raise ValueError(f"max_moves must be at least 1, got {self.max_moves}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        self.puct_config(None, 0)  # the search's own checks (root, gumbel_m)
 
-    def puct_config(self, game: Game, seed: int) -> PUCTConfig:
-        alpha = self.dirichlet_alpha if self.dirichlet_alpha is not None else default_alpha(game)
+    def puct_config(self, game: Game | None, seed: int) -> PUCTConfig:
+        if self.dirichlet_alpha is not None:
+            alpha = self.dirichlet_alpha
+        else:
+            alpha = default_alpha(game) if game is not None else 0.3
         return PUCTConfig(
             simulations=self.simulations,
             c_puct=self.c_puct,
             batch_size=self.leaves_per_game,
             virtual_loss=self.virtual_loss,
-            dirichlet_epsilon=self.dirichlet_epsilon,
+            dirichlet_epsilon=self.dirichlet_epsilon if self.root == "puct" else 0.0,
             dirichlet_alpha=alpha,
             reuse=self.reuse,
             seed=seed,
+            root=self.root,
+            gumbel_m=self.gumbel_m,
+            gumbel_noise=True,
         )
 
 
@@ -186,10 +223,12 @@ def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
 class _Live:
     """A game in progress: its state, search, random generator and records so far."""
 
-    def __init__(self, game: Game, index: int, evaluator: Evaluator, config: SelfPlayConfig, seed: int) -> None:
+    def __init__(self, game: Game, index: int, evaluator: Evaluator, config: SelfPlayConfig, seed: int, forest: Any = None) -> None:
         self.index = index
         self.state: Any = game.initial_state()
-        self.search = PUCT(game, evaluator, config.puct_config(game, derive_seed(seed, "game", index, "noise")))
+        noise_seed = derive_seed(seed, "game", index, "noise")
+        #: A ``PUCT``, or a slot of the Numba forest (the same interface and the same noise generator).
+        self.search: Any = forest.search(noise_seed) if forest is not None else PUCT(game, evaluator, config.puct_config(game, noise_seed))
         self.rng = np.random.default_rng(derive_seed(seed, "game", index, "moves"))
         draw = self.rng.random()  # drawn whether or not resignation is on, so the moves do not depend on it
         on = config.resign_threshold is not None
@@ -225,6 +264,7 @@ def play_games(
     config = config or SelfPlayConfig()
     if games < 0:
         raise ValueError(f"games must be >= 0, got {games}")
+    forest = _numba_forest(game, evaluator, config, min(games, config.parallel))
     started = time.perf_counter()
     stats = SelfPlayStats()
     done: dict[int, SelfPlayGame] = {}
@@ -236,25 +276,33 @@ def play_games(
             index = next(queue, None)
             if index is None:
                 return
-            live.append(_Live(game, index, evaluator, config, seed))
+            live.append(_Live(game, index, evaluator, config, seed, forest))
 
     refill()
     while live:
         # One round: every search's next leaves, one evaluator call for all.
-        owners: list[tuple[_Live, int, int]] = []
-        leaves: list[Any] = []
-        for g in live:
-            if not g.search.finished:
-                batch = g.search.pending_leaves()
-                if batch:
-                    owners.append((g, len(leaves), len(leaves) + len(batch)))
-                    leaves.extend(batch)
-        if leaves:
-            priors, values = evaluator.evaluate(leaves)
-            stats.network_calls += 1
-            stats.evaluations += len(leaves)
-            for g, lo, hi in owners:
-                g.search.feed(priors[lo:hi], values[lo:hi])
+        if forest is not None:
+            rows = forest.collect([g.search for g in live if not g.search.finished])
+            if rows:
+                priors, values = evaluator.evaluate_planes(forest.planes[:rows], forest.masks[:rows])  # type: ignore[attr-defined]
+                stats.network_calls += 1
+                stats.evaluations += rows
+                forest.feed(priors, values)
+        else:
+            owners: list[tuple[_Live, int, int]] = []
+            leaves: list[Any] = []
+            for g in live:
+                if not g.search.finished:
+                    batch = g.search.pending_leaves()
+                    if batch:
+                        owners.append((g, len(leaves), len(leaves) + len(batch)))
+                        leaves.extend(batch)
+            if leaves:
+                priors, values = evaluator.evaluate(leaves)
+                stats.network_calls += 1
+                stats.evaluations += len(leaves)
+                for g, lo, hi in owners:
+                    g.search.feed(priors[lo:hi], values[lo:hi])
         still: list[_Live] = []
         for g in live:
             if not g.search.finished:
@@ -266,6 +314,8 @@ def play_games(
                 g.search.start(g.state)
                 still.append(g)
             else:
+                if forest is not None:
+                    forest.release(g.search)
                 done[finished.index] = finished
                 _count(stats, finished)
                 if on_game is not None:
@@ -284,9 +334,8 @@ def _move(
     player = int(state.current_player)
     counts = result.visit_counts
     total = counts.sum()
-    pi = (counts / total).astype(np.float32)
     g.planes.append(game.planes(state))
-    g.pi.append(pi)
+    g.pi.append(result.policy_target())
     g.players.append(player)
     threshold = config.resign_threshold
     if threshold is not None and result.value < threshold:
@@ -298,7 +347,7 @@ def _move(
         action = int(g.rng.choice(len(counts), p=counts / total))
         move = game.index_to_move(state, action)
     else:
-        move = result.move
+        move = result.move  # the most visited; with the Gumbel root, sequential halving's choice (noise included)
     g.state = state.play(move)
     g.moves.append(move)
     g.search.advance(move)
@@ -307,6 +356,24 @@ def _move(
     if config.max_moves is not None and len(g.moves) >= config.max_moves:
         return _finish(g, winner=judge(g.state) if judge is not None else None, capped=True)
     return None
+
+
+def _numba_forest(game: Game, evaluator: Evaluator, config: SelfPlayConfig, slots: int) -> Any:
+    """The Numba search's forest for ``slots`` games, or None for the Python PUCT (see the module notes)."""
+    if config.engine == "python" or slots < 1:
+        return None
+    # Imported here: the Numba Go search loads Go's kernels, which the other games never need.
+    from fuseki.search.go.zeropuct import GoZeroForest, supports
+
+    ok = supports(game) and callable(getattr(evaluator, "evaluate_planes", None))
+    if not ok:
+        if config.engine == "numba":
+            raise ValueError(
+                f"the Numba search plays Go with its own planes and an evaluator with evaluate_planes; "
+                f"not {game.name} with {type(evaluator).__name__}"
+            )
+        return None
+    return GoZeroForest(game, config.puct_config(game, 0), slots)  # type: ignore[arg-type]  # supports() checked it is a GoGame
 
 
 def capped_judge(game: Game) -> Callable[[Any], int | None] | None:

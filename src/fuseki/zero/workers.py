@@ -72,6 +72,7 @@ class SelfPlayTask:
     first: int
     count: int
     device: str = "cpu"
+    precision: str = "fp32"  #: the self-play network's number format (fuseki.nets.batcher)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,7 +105,7 @@ def split_games(games: int, workers: int) -> list[tuple[int, int]]:
 def play_task(task: SelfPlayTask) -> tuple[list[SelfPlayGame], SelfPlayStats]:
     """Play one slice of self-play (in whichever process or actor runs it)."""
     network, game, _ = zero_network_from_bytes(task.network)
-    evaluator = NetworkEvaluator(game, network, device=task.device, max_batch=1024)
+    evaluator = NetworkEvaluator(game, network, device=task.device, max_batch=1024, precision=task.precision)
     return play_games(game, evaluator, task.count, task.config, seed=task.seed, first=task.first, judge=capped_judge(game))
 
 
@@ -168,16 +169,20 @@ def _one_thread(threads: int) -> None:
 class LocalRunner:
     """Self-play in this process (``workers`` = 1) or in ``workers`` spawned processes; training here."""
 
-    def __init__(self, workers: int = 1, *, device: str = "cpu", threads: int = 1) -> None:
+    def __init__(self, workers: int = 1, *, device: str = "cpu", threads: int = 1, precision: str = "fp32") -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.device = device
+        self.precision = precision
         self._pool: WorkerPool | None = WorkerPool(workers, _one_thread, (threads,)) if workers > 1 else None
 
     def selfplay(self, network: bytes, games: int, config: SelfPlayConfig, seed: int) -> tuple[list[SelfPlayGame], SelfPlayStats]:
         started = time.perf_counter()
-        tasks = [SelfPlayTask(network, config, seed, first, count, self.device) for first, count in split_games(games, self.workers)]
+        tasks = [
+            SelfPlayTask(network, config, seed, first, count, self.device, self.precision)
+            for first, count in split_games(games, self.workers)
+        ]
         if self._pool is None:
             return _join([play_task(t) for t in tasks], started)
         return _join(list(self._pool.map_unordered(play_task, tasks, window=len(tasks))), started)
@@ -206,7 +211,7 @@ class RayRunner:
     and a GPU when ``device`` is ``cuda``.
     """
 
-    def __init__(self, address: str, workers: int = 1, *, device: str = "cpu", threads: int = 1) -> None:
+    def __init__(self, address: str, workers: int = 1, *, device: str = "cpu", threads: int = 1, precision: str = "fp32") -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         try:
@@ -217,6 +222,7 @@ class RayRunner:
         self._ray = ray
         self.workers = workers
         self.device = device
+        self.precision = precision
         self._owns = False
         if not ray.is_initialized():
             # The actors import fuseki as the cluster's nodes have it: a local instance's workers inherit this
@@ -247,7 +253,7 @@ class RayRunner:
         ray = self._ray
         ref = ray.put(network)
         futures = [
-            actor.play.remote(ref, config, seed, first, count, self.device)
+            actor.play.remote(ref, config, seed, first, count, self.device, self.precision)
             for actor, (first, count) in zip(self._actors, split_games(games, self.workers), strict=False)
         ]
         return _join(ray.get(futures), started)
@@ -276,8 +282,8 @@ class _SelfPlayActor:
     def __init__(self, threads: int) -> None:
         _one_thread(threads)
 
-    def play(self, network: bytes, config: SelfPlayConfig, seed: int, first: int, count: int, device: str) -> Any:
-        return play_task(SelfPlayTask(network, config, seed, first, count, device))
+    def play(self, network: bytes, config: SelfPlayConfig, seed: int, first: int, count: int, device: str, precision: str) -> Any:
+        return play_task(SelfPlayTask(network, config, seed, first, count, device, precision))
 
 
 class _LearnerActor:
@@ -290,8 +296,10 @@ class _LearnerActor:
         return learn(*args)
 
 
-def make_runner(workers: int = 1, ray: str | None = None, *, device: str = "cpu", threads: int = 1) -> LocalRunner | RayRunner:
+def make_runner(
+    workers: int = 1, ray: str | None = None, *, device: str = "cpu", threads: int = 1, precision: str = "fp32"
+) -> LocalRunner | RayRunner:
     """A :class:`RayRunner` when ``ray`` names a cluster, else a :class:`LocalRunner`."""
     if ray is not None:
-        return RayRunner(ray, workers, device=device, threads=threads)
-    return LocalRunner(workers, device=device, threads=threads)
+        return RayRunner(ray, workers, device=device, threads=threads, precision=precision)
+    return LocalRunner(workers, device=device, threads=threads, precision=precision)
