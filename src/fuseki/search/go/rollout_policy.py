@@ -615,7 +615,7 @@ class RolloutPolicy:
     >>> from fuseki.go import GameState
     >>> policy = RolloutPolicy.zeros()
     >>> s = GameState.new(5)
-    >>> policy.probabilities(s).sum().round(6)      # uniform over the 25 points
+    >>> float(policy.probabilities(s).sum().round(6))      # uniform over the 25 points
     1.0
     """
 
