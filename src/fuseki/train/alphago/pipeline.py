@@ -76,9 +76,9 @@ class AlphaGoSettings:
     rollout_epochs: int = 4
     rollout_lr: float = 0.02
     # SL policy
-    sl_layers: int = 7
-    sl_filters: int = 64
-    sl_epochs: int = 6
+    sl_layers: int = 10
+    sl_filters: int = 96
+    sl_epochs: int = 10
     sl_batch_size: int = 128
     sl_lr: float = 0.001
     sl_max_batches: int | None = None

@@ -11,12 +11,14 @@ the training pair is the position after move ``U`` and the outcome ``z`` (+1
 when the player to move there won). We do the same, with ``U`` uniform over
 ``0 .. size*size - 1`` (9×9 games by these policies last about 80 moves).
 
-Games are played many at a time in one process: at each step the positions
-that need the SL policy go through it in one forward pass, those that need
-the RL policy in another. A policy samples its softmax over the legal moves
-that are not its own true eyes (the rollout policy's test) and passes when
-none is left; a game ends at two passes, or at three times the board's
-points, when it is scored as it stands (area).
+Games are played many at a time in one process, on raw board buffers: one
+Numba kernel finds every game's candidates and encodes the positions that
+need a policy, the SL policy's positions go through it in one forward pass
+and the RL policy's through it in another, and a second kernel plays the
+moves. A policy samples its softmax over the legal moves that are not its
+own true eyes (the rollout policy's test) and passes when none is left; a
+game ends at two passes, or at three times the board's points, when it is
+scored as it stands (area, every stone alive).
 
 Output: ``chunk_NNNNNN.npz`` files of ``chunk_games`` games each
 (``features`` uint8 ``(k, 49, N, N)``, ``z`` int8, the game lengths and
@@ -35,7 +37,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from fuseki.encoders._features import alphago_planes
+from fuseki.go.kernels import (
+    BLACK,
+    M_N,
+    M_PASSES,
+    M_TOMOVE,
+    OVER_BIT,
+    PAD,
+    area_score,
+    buffer_length,
+    legal_points,
+    new_board,
+    play,
+)
+from fuseki.go.ladder import LADDER_MAX_NODES
+from fuseki.search.go.rollout_policy import _true_eye
 from fuseki.util.atomic import write_atomic
 from fuseki.util.runs import WorkerPool, chunk_count, derive_seed
 
@@ -67,10 +86,103 @@ class ValueDataSettings:
         }
 
 
-def _softmax_pick(logits: np.ndarray, candidates: np.ndarray, rng: np.random.Generator) -> int:
-    x = logits[candidates].astype(np.float64)
-    x = np.exp(x - x.max())
-    return int(candidates[int(rng.choice(len(candidates), p=x / x.sum()))])
+@njit(cache=True)
+def _prepare(
+    bufs: np.ndarray,
+    hist: np.ndarray,
+    active: np.ndarray,
+    movenum: np.ndarray,
+    sample_at: np.ndarray,
+    planes: np.ndarray,
+    cand: np.ndarray,
+    need: np.ndarray,
+) -> None:
+    """For every active game: its candidates (legal, no true eye of the mover) and who moves.
+
+    ``need[g]``: 0 pass (no candidate), 1 the SL policy (its 48 planes go into
+    ``planes[g]``), 2 the RL policy (likewise), 3 a uniformly random candidate.
+    """
+    for g in range(bufs.shape[0]):
+        if not active[g]:
+            continue
+        buf = bufs[g]
+        n = buf[M_N]
+        n2 = n * n
+        color = buf[M_TOMOVE]
+        pts = legal_points(buf)
+        k = 0
+        for j in range(pts.shape[0] - 1):
+            p = pts[j]
+            if _true_eye(buf, PAD[n, p], color):
+                cand[g, p] = False
+            else:
+                cand[g, p] = True
+                k += 1
+        if k == 0:
+            need[g] = 0
+        elif movenum[g] == sample_at[g]:
+            need[g] = 3
+        else:
+            need[g] = 1 if movenum[g] < sample_at[g] else 2
+            legal = np.empty(pts.shape[0] - 1, dtype=np.int32)
+            for j in range(pts.shape[0] - 1):
+                legal[j] = pts[j]
+            ages = np.zeros(n2, dtype=np.int32)
+            for a in range(7):
+                m = hist[g, a]
+                if 0 <= m < n2 and ages[m] == 0:
+                    ages[m] = a + 1
+            alphago_planes(buf, legal, ages, planes[g], False, LADDER_MAX_NODES)
+
+
+@njit(cache=True)
+def _apply(
+    bufs: np.ndarray,
+    hist: np.ndarray,
+    active: np.ndarray,
+    movenum: np.ndarray,
+    sample_at: np.ndarray,
+    moves: np.ndarray,
+    max_moves: int,
+    sample: np.ndarray,
+    sample_color: np.ndarray,
+    sampled: np.ndarray,
+) -> int:
+    """Play ``moves[g]`` in every active game; record the position after move ``U``; returns the games still on."""
+    still = 0
+    for g in range(bufs.shape[0]):
+        if not active[g]:
+            continue
+        buf = bufs[g]
+        n = buf[M_N]
+        n2 = n * n
+        code = play(buf, moves[g])
+        if code < 0:  # cannot happen for a candidate or a pass; end the game rather than loop
+            active[g] = False
+            continue
+        for a in range(7, 0, -1):
+            hist[g, a] = hist[g, a - 1]
+        hist[g, 0] = moves[g]
+        movenum[g] += 1
+        over = (code & OVER_BIT) != 0
+        if movenum[g] == sample_at[g] + 1 and not over:
+            pts = legal_points(buf)
+            legal = np.empty(pts.shape[0] - 1, dtype=np.int32)
+            for j in range(pts.shape[0] - 1):
+                legal[j] = pts[j]
+            ages = np.zeros(n2, dtype=np.int32)
+            for a in range(7):
+                m = hist[g, a]
+                if 0 <= m < n2 and ages[m] == 0:
+                    ages[m] = a + 1
+            alphago_planes(buf, legal, ages, sample[g], True, LADDER_MAX_NODES)
+            sample_color[g] = buf[M_TOMOVE]
+            sampled[g] = True
+        if over or movenum[g] >= max_moves:
+            active[g] = False
+        else:
+            still += 1
+    return still
 
 
 class _Policies:
@@ -78,19 +190,16 @@ class _Policies:
 
     def __init__(self, sl_path: str, rl_path: str, device: str) -> None:
         from fuseki.agents.agent_file import load_agent_file
-        from fuseki.encoders import get_encoder
         from fuseki.util.device import select_device
 
         self.device = select_device(device)
         self.sl, info = load_agent_file(sl_path)
         self.rl, info_rl = load_agent_file(rl_path)
-        if info.board_size != info_rl.board_size or info.encoder != info_rl.encoder:
-            raise ValueError("the SL and RL policies must read the same encoder on the same board")
+        if info.board_size != info_rl.board_size or info.encoder != "alphago" or info_rl.encoder != "alphago":
+            raise ValueError("the SL and RL policies must read the 48 AlphaGo planes on the same board")
         self.sl.to(self.device).eval()
         self.rl.to(self.device).eval()
         self.size = info.board_size
-        self.encoder = get_encoder(info.encoder, self.size)
-        self.encoder49 = get_encoder("alphago49", self.size)
 
     def logits(self, model: Any, planes: np.ndarray) -> np.ndarray:
         import torch
@@ -102,80 +211,68 @@ class _Policies:
             return model(x).float().cpu().numpy()
 
 
-def _candidates(state: Any) -> np.ndarray:
-    from fuseki.search.go.rollout_policy import true_eye_points
-
-    n2 = state.size * state.size
-    legal = np.asarray([p for p in state.legal_points() if p < n2], dtype=np.int64)
-    if len(legal) == 0:
-        return legal
-    eyes = true_eye_points(state.buffer, legal, 1 if state.next_player.letter == "B" else 2)
-    return legal[~eyes]
-
-
 def play_value_chunk(policies: _Policies, seed: int, games: int, komi: float, rules: str) -> dict[str, Any]:
-    """Play ``games`` games side by side; the chunk's arrays and counts."""
+    """Play ``games`` games side by side on raw board buffers; the chunk's arrays and counts.
+
+    Ko is the simple ko rule inside these games (the kernels'); a superko
+    repetition on 9×9 between two sampling policies is rare and harmless to
+    a value label.
+    """
     from fuseki.go.rules import Rules
-    from fuseki.go.state import GameState, Move
 
     rng = np.random.default_rng(seed)
     n = policies.size
     area = n * n
     max_moves = 3 * area
-    game_rules = Rules.preset(rules).replace(komi=komi)
-    states = [GameState.new(n, game_rules) for _ in range(games)]
-    sample_at = rng.integers(0, area, size=games)  # U: the random move's number (0-based)
-    sample: list[np.ndarray | None] = [None] * games
-    sample_black = np.zeros(games, dtype=bool)
-    active = list(range(games))
+    suicide = int(Rules.preset(rules).suicide)
+    length = buffer_length(n)
+    bufs = np.empty((games, length), dtype=np.int32)
+    empty = new_board(n, suicide)
+    bufs[:] = empty
+    hist = np.full((games, 8), -1, dtype=np.int32)
+    active = np.ones(games, dtype=np.bool_)
+    movenum = np.zeros(games, dtype=np.int64)
+    sample_at = rng.integers(0, area, size=games).astype(np.int64)  # U: the random move's number (0-based)
+    planes = np.zeros((games, 48, area), dtype=np.uint8)
+    cand = np.zeros((games, area), dtype=np.bool_)
+    need = np.zeros(games, dtype=np.int64)
+    moves = np.zeros(games, dtype=np.int64)
+    sample = np.zeros((games, 49, area), dtype=np.uint8)
+    sample_color = np.zeros(games, dtype=np.int64)
+    sampled = np.zeros(games, dtype=np.bool_)
     t0 = time.perf_counter()
-    while active:
-        sl_idx, rl_idx, moves = [], [], {}
-        cands = {}
-        for g in active:
-            s = states[g]
-            c = _candidates(s)
-            cands[g] = c
-            if len(c) == 0:
-                moves[g] = n * n
-            elif s.move_number == sample_at[g]:
-                moves[g] = int(c[int(rng.integers(len(c)))])
-            elif s.move_number < sample_at[g]:
-                sl_idx.append(g)
-            else:
-                rl_idx.append(g)
-        for idx, model in ((sl_idx, policies.sl), (rl_idx, policies.rl)):
-            if idx:
-                planes = np.stack([policies.encoder.encode(states[g]) for g in idx])
-                logits = policies.logits(model, planes)
-                for row, g in enumerate(idx):
-                    moves[g] = _softmax_pick(logits[row], cands[g], rng)
-        still = []
-        for g in active:
-            m = moves[g]
-            s = states[g].play(Move.pass_turn() if m == n * n else m)
-            states[g] = s
-            if s.move_number == sample_at[g] + 1 and not s.is_over():
-                sample[g] = policies.encoder49.encode(s)
-                sample_black[g] = s.next_player.letter == "B"
-            if not s.is_over() and s.move_number < max_moves:
-                still.append(g)
-        active = still
+    still = games
+    while still > 0:
+        planes[active] = 0
+        cand[active] = False
+        _prepare(bufs, hist, active, movenum, sample_at, planes, cand, need)
+        moves[:] = area
+        for kind, model in ((1, policies.sl), (2, policies.rl)):
+            idx = np.nonzero(active & (need == kind))[0]
+            if len(idx):
+                logits = policies.logits(model, planes[idx].reshape(len(idx), 48, n, n))
+                # Sampling the softmax over the candidates: the Gumbel-max trick, all rows at once.
+                noisy = logits + rng.gumbel(size=logits.shape)
+                noisy[~cand[idx]] = -np.inf
+                moves[idx] = np.argmax(noisy, axis=1)
+        for g in np.nonzero(active & (need == 3))[0]:
+            choices = np.nonzero(cand[g])[0]
+            moves[g] = int(choices[int(rng.integers(len(choices)))])
+        still = _apply(bufs, hist, active, movenum, sample_at, moves, max_moves, sample, sample_color, sampled)
     feats, z, lengths, us = [], [], [], []
     capped = 0
     for g in range(games):
-        s = states[g]
-        capped += int(not s.is_over())
-        if sample[g] is None:
+        capped += int(bufs[g, M_PASSES] < 2)
+        if not sampled[g]:
             continue
-        winner = s.score().winner
-        black_won = winner is not None and winner.letter == "B"
-        won = black_won == bool(sample_black[g])
-        feats.append(sample[g])
-        z.append(0 if winner is None else (1 if won else -1))
-        lengths.append(s.move_number)
+        margin = float(area_score(bufs[g])) - komi
+        black_won = margin > 0
+        won = black_won == (sample_color[g] == BLACK)
+        feats.append(sample[g].reshape(49, n, n))
+        z.append(0 if margin == 0 else (1 if won else -1))
+        lengths.append(int(movenum[g]))
         us.append(int(sample_at[g]))
-    shape = (0, *policies.encoder49.shape)
+    shape = (0, 49, n, n)
     return {
         "features": np.stack(feats).astype(np.uint8) if feats else np.zeros(shape, dtype=np.uint8),
         "z": np.asarray(z, dtype=np.int8),
@@ -195,7 +292,7 @@ def chunk_path(out: Path, index: int) -> Path:
 def _write_chunk(path: Path, data: dict[str, Any], key: dict[str, Any], index: int) -> None:
     meta = {"key": key, "index": index, **{k: data[k] for k in ("games", "dropped", "capped", "seconds")}}
     buf = io.BytesIO()
-    np.savez(
+    np.savez_compressed(
         buf,
         features=data["features"],
         z=data["z"],
