@@ -14,7 +14,7 @@
 #    training targets), seed 1; SGFs in RUN_DIR/../mcts9-p800 unless MCTS_DIR says.
 # 2. fuseki alphago train on those games and the EXTRA_CORPUS folders (the 5,000-game GNU Go
 #    corpus of docs/corpus.md): 48-plane shards, the rollout policy, the SL policy and the value
-#    network (10 layers of 96 filters), one round of policy gradient (3,000 games), 40,000
+#    network (10 layers of 96 filters), one round of policy gradient (2,000 games), 30,000
 #    value games.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,6 @@ case $rc in 0|124|130) ;; *) echo "the MCTS games failed (exit $rc)" >&2; exit "
 CORPORA=(--corpus "$MCTS_DIR")
 for c in "$@"; do CORPORA+=(--corpus "$c"); done
 $FUSEKI alphago train --out "$RUN" "${CORPORA[@]}" --size 9 --workers "$WORKERS" --device "$DEVICE" \
-    --sl-layers 10 --sl-filters 96 --sl-epochs 12 --sl-batch-size 256 --rollout-epochs 3 \
-    --rl-rounds 1 --rl-games 3000 --rl-eval-games 200 --value-games 40000 --value-chunk-games 500 \
+    --sl-layers 10 --sl-filters 96 --sl-epochs 10 --sl-batch-size 256 --rollout-epochs 3 \
+    --rl-rounds 1 --rl-games 2000 --rl-eval-games 200 --value-games 30000 --value-chunk-games 500 \
     --value-epochs 15 --value-batch-size 256 ${ALPHAGO_ARGS:-}
