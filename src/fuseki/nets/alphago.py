@@ -39,7 +39,13 @@ from torch.nn import functional as F
 
 from fuseki.util.errors import InputError
 
-__all__ = ["AlphaGoPolicyNet", "AlphaGoValueNet", "alphago_policy_network", "alphago_value_network"]
+__all__ = [
+    "AlphaGoPolicyNet",
+    "AlphaGoValueNet",
+    "alphago_policy_network",
+    "alphago_value_network",
+    "copy_policy_body",
+]
 
 
 def _check(layers: int, filters: int, first_kernel: int, kernel: int) -> None:
@@ -128,3 +134,30 @@ def alphago_value_network(
     if hidden < 1:
         raise InputError(f"hidden must be at least 1, got {hidden}")
     return AlphaGoValueNet(in_planes, size, layers, filters, first_kernel, kernel, hidden)
+
+
+def copy_policy_body(policy: AlphaGoPolicyNet, value: AlphaGoValueNet) -> None:
+    """Start ``value``'s shared layers from ``policy``'s (the 49th input plane, the player's colour, at 0).
+
+    The two networks have the same first ``layers - 1`` convolutions (book
+    listing 13.1). A value network trained from random weights on a few
+    tens of thousands of positions (one a game) learned nothing here: ten
+    ReLU layers and one scalar target give it too weak a signal to find its
+    features, and it settled on the mean outcome (MSE 0.989 against 0.991 for
+    the constant; ``docs/alphago.md``). Started from the policy's features,
+    which already see strings, liberties and ladders, it only has to learn
+    to weigh them.
+    """
+    if len(policy.convs) != len(value.convs):
+        raise ValueError(f"the policy has {len(policy.convs)} shared layers, the value network {len(value.convs)}")
+    with torch.no_grad():
+        for i, (src, dst) in enumerate(zip(policy.convs, value.convs)):
+            if src.weight.shape[0] != dst.weight.shape[0] or src.weight.shape[2:] != dst.weight.shape[2:]:
+                raise ValueError(f"layer {i + 1}: the policy's and the value network's shapes differ")
+            if i == 0:
+                dst.weight.zero_()
+                planes = min(src.weight.shape[1], dst.weight.shape[1])
+                dst.weight[:, :planes] = src.weight[:, :planes]
+            else:
+                dst.weight.copy_(src.weight)
+            dst.bias.copy_(src.bias)

@@ -25,7 +25,11 @@ DIR``: the SL policy (priors), the RL policy, the value network and the
 rollout policy. A killed run goes on at the stage it reached, and inside a
 stage where the stage's own job can (shards, training checkpoints, loop
 rounds, chunks of games). A second run on the same folder is refused while
-the first runs; a run with other settings names every setting that differs.
+the first runs; a run with other settings names every setting that differs,
+except ``--value-games``, which may grow (the value games already played are
+kept, the rest are played and the value network is trained again), and the
+settings of the rollout policy and of the value network, which no other
+stage reads (that stage is made again).
 """
 
 from __future__ import annotations
@@ -93,9 +97,10 @@ class AlphaGoSettings:
     value_layers: int | None = None  #: None: as the SL policy
     value_filters: int | None = None
     value_hidden: int = 256
+    value_init: str = "sl"  #: "sl": start from the SL policy's convolutions (same shape only); "random"
     value_epochs: int = 10
     value_batch_size: int = 128
-    value_lr: float = 1e-3
+    value_lr: float = 3e-4
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "corpora", tuple(str(Path(c).resolve()) for c in self.corpora))
@@ -127,6 +132,8 @@ class AlphaGoSettings:
                 raise InputError(f"{name.replace('_', ' ')} must be at least 1, got {getattr(self, name)}")
         if self.sl_layers < 2:
             raise InputError("the SL policy needs at least 2 layers")
+        if self.value_init not in ("sl", "random"):
+            raise InputError(f"value init must be 'sl' or 'random', got {self.value_init!r}")
 
     @property
     def value_shape(self) -> tuple[int, int]:
@@ -134,6 +141,33 @@ class AlphaGoSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self).items()}
+
+
+#: Settings that may grow on a finished or stopped run, and the stages that are then made again.
+GROWABLE = {"value_games": ("value_data", "value")}
+#: Settings of a last stage that nothing else reads: they may change, and that stage is made again.
+CHANGEABLE = {
+    **{key: ("value",) for key in ("value_layers", "value_filters", "value_hidden", "value_init", "value_epochs",
+                                   "value_batch_size", "value_lr")},
+    **{key: ("rollout",) for key in ("rollout_epochs", "rollout_lr")},
+}
+
+
+def _grown(theirs: dict[str, Any], mine: dict[str, Any], defaults: dict[str, Any]) -> dict[str, tuple[Any, tuple[str, ...]]]:
+    """The growable settings that are larger now and the changeable ones that differ (old value and stages to
+    make again); ``theirs`` is changed to match, so that the settings check passes them."""
+    grown = {}
+    for key, stages in GROWABLE.items():
+        old = theirs.get(key, defaults.get(key))
+        if isinstance(old, int) and mine[key] > old:
+            grown[key] = (old, stages)
+            theirs[key] = mine[key]
+    for key, stages in CHANGEABLE.items():
+        old = theirs.get(key, defaults.get(key))
+        if old != mine[key]:
+            grown[key] = (old, stages)
+            theirs[key] = mine[key]
+    return grown
 
 
 def run_folder(out: str | Path) -> RunFolder:
@@ -376,6 +410,14 @@ def _stage_value(run: _Run) -> dict[str, Any]:
     enc = get_encoder("alphago49", s.size)
     torch.manual_seed(s.seed)
     model = build_network("alphago-value", in_planes=enc.num_planes, size=s.size, num_moves=enc.num_moves, **options)
+    init = "random"
+    if s.value_init == "sl" and s.value_shape == (s.sl_layers, s.sl_filters):
+        from fuseki.agents.agent_file import load_agent_file
+        from fuseki.nets.alphago import copy_policy_body
+
+        policy, _ = load_agent_file(run.out / "sl_policy.safetensors")
+        copy_policy_body(policy, model)
+        init = "sl"
     history = train_value_network(
         model,
         features,
@@ -393,7 +435,7 @@ def _stage_value(run: _Run) -> dict[str, Any]:
         network="alphago-value",
         network_options=options,
         kind="value",
-        metadata={"trainer": "fuseki alphago train (value)", "history": history, "positions": int(len(z))},
+        metadata={"trainer": "fuseki alphago train (value)", "history": history, "positions": int(len(z)), "init": init},
     )
     return {
         "file": "value.safetensors",
@@ -402,6 +444,7 @@ def _stage_value(run: _Run) -> dict[str, Any]:
         "baseline_test_mse": last["baseline_test_mse"],
         "train_positions": last["train_positions"],
         "test_positions": last["test_positions"],
+        "init": init,
         "history": history,
     }
 
@@ -520,8 +563,17 @@ def run_pipeline(
         if saved is not None:
             if saved.get("format") != FORMAT or not isinstance(saved.get("settings"), dict):
                 raise RunMismatch(f"{folder.settings_path} is not {folder.file_kind}; use another --out")
-            folder.check(saved["settings"], mine, defaults=field_defaults(AlphaGoSettings))
+            theirs = dict(saved["settings"])
+            defaults = field_defaults(AlphaGoSettings)
+            grown = _grown(theirs, mine, defaults)
+            folder.check(theirs, mine, defaults=defaults)
             state = saved
+            for key, (old, stages) in grown.items():
+                say(f"{key.replace('_', ' ')} changed from {old} to {mine[key]}: "
+                    f"{' and '.join(stages)} will be made again (finished games are kept)")
+                for stage in stages:
+                    state["stages"].pop(stage, None)
+            state["settings"] = mine
         else:
             state = {"format": FORMAT, "version": 1, "created": _now(), "settings": mine, "stages": {}}
         if command:

@@ -34,7 +34,7 @@ class ValueTrainConfig:
 
     epochs: int = 10
     batch_size: int = 128
-    lr: float = 1e-3
+    lr: float = 3e-4
     weight_decay: float = 1e-4
     test_every: int = 10  #: every this-many-th position (each from its own game) is held out
     augment: bool = True
