@@ -17,7 +17,8 @@ Built in (``fuseki play --help`` lists them with their options):
 - ``mcts``, ``mcts-book``: the Numba Monte Carlo tree search, ours and the book's;
 - ``policy``: a policy network from an agent file (the book's DeepLearningAgent);
 - ``rl``: a reinforcement-learning agent file (policy, Q or actor-critic);
-- ``zero``: PUCT with a Zero network trained by ``fuseki zero train go``.
+- ``zero``: PUCT with a Zero network trained by ``fuseki zero train go``;
+- ``alphago``: AlphaGo's search (PUCT with SL priors, value network and rollouts) with a model folder.
 """
 
 from __future__ import annotations
@@ -91,6 +92,14 @@ register_agent(
     "zero",
     "fuseki.agents.zero_agent:make_zero_agent",
     "AlphaZero: PUCT with a network of `fuseki zero train go` (--model FILE; options simulations, c_puct, seed, temperature_moves)",
+)
+
+
+register_agent(
+    "alphago",
+    "fuseki.agents.alphago_agent:make_alphago",
+    "AlphaGo: PUCT with SL-policy priors, leaf value lam*v + (1-lam)*rollout (--model DIR of `fuseki alphago train`; "
+    "options playouts, seconds, lam, c_puct, rollout, priors)",
 )
 
 

@@ -11,6 +11,7 @@ can refuse a network of the wrong kind before building it:
 ``q``              ``forward(board, action_onehot) -> (batch,)`` action values
 ``ac``             ``(logits, value)``: the book's actor-critic network
 ``policy+value``   ``(logits, value)``: a two-headed network (AlphaGo Zero)
+``value``          ``value (batch,)`` in [-1, 1] for the player to move (AlphaGo's value network)
 =================  =============================================================
 
 Options that an architecture does not take are an error, so a stored agent
@@ -31,7 +32,7 @@ __all__ = ["NETWORKS", "OUTPUTS", "available_networks", "build_network", "networ
 NetworkFactory = Callable[..., Any]
 
 #: What a network's forward pass returns (see the table above).
-OUTPUTS = ("policy", "q", "ac", "policy+value")
+OUTPUTS = ("policy", "q", "ac", "policy+value", "value")
 
 #: Every architecture by name, with its ``outputs``.
 NETWORKS = Registry("network", fields={"outputs": OUTPUTS})
@@ -52,7 +53,7 @@ def available_networks() -> dict[str, str]:
 
 
 def network_outputs(name: str) -> str:
-    """What network ``name`` computes: ``"policy"``, ``"q"``, ``"ac"`` or ``"policy+value"``.
+    """What network ``name`` computes: ``"policy"``, ``"q"``, ``"ac"``, ``"policy+value"`` or ``"value"``.
 
     Unknown names raise :class:`~fuseki.util.registry.RegistryError` listing the known ones.
     """
@@ -128,4 +129,17 @@ register_network(
     "Klein's HexapawnZero MLP (ch. 5): dense ReLU layers, policy and value heads, returns (logits, value); "
     "options layers (5), hidden (128)",
     outputs="policy+value",
+)
+register_network(
+    "alphago-policy",
+    "fuseki.nets.alphago:alphago_policy_network",
+    "AlphaGo's SL/RL policy network (book ch. 13): conv 5x5, 3x3 convs, 1x1 output with a bias per point; "
+    "options layers (13), filters (192)",
+)
+register_network(
+    "alphago-value",
+    "fuseki.nets.alphago:alphago_value_network",
+    "AlphaGo's value network (book ch. 13): the policy body, one more 3x3 conv, 1x1 conv, dense 256, tanh; "
+    "options layers (13), filters (192), hidden (256)",
+    outputs="value",
 )
