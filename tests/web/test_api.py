@@ -40,6 +40,12 @@ def healthy(client: TestClient) -> bool:
     return r.status_code == 200 and r.json() == {"ok": True}
 
 
+def empty_vertex(game: dict) -> str:
+    """The first empty point of a game's board, as a GTP vertex."""
+    size = len(game["board"])
+    return next(vertex(r, c, size) for r, row in enumerate(game["board"]) for c, ch in enumerate(row) if ch == ".")
+
+
 def vertex(row: int, col: int, size: int) -> str:
     return f"{GTP_COLUMNS[col]}{size - row}"
 
@@ -354,12 +360,14 @@ def test_unknown_ids_are_404(client: TestClient) -> None:
 
 def test_a_game_survives_a_restart(db: Path) -> None:
     with TestClient(create_app(db, 1, executor="thread")) as first:
-        gid = new_game(first, human="white")["id"]
-        before = first.post(f"/api/games/{gid}/moves", json={"vertex": "E5"}).json()
+        game = new_game(first, human="white")
+        # The random bot moves first and may take any point: play on points it left empty.
+        before = first.post(f"/api/games/{game['id']}/moves", json={"vertex": empty_vertex(game)}).json()
+        gid = game["id"]
     with TestClient(create_app(db, 1, executor="thread")) as second:
         after = second.get(f"/api/games/{gid}").json()
         assert after == before
-        r = second.post(f"/api/games/{gid}/moves", json={"vertex": "C3"})
+        r = second.post(f"/api/games/{gid}/moves", json={"vertex": empty_vertex(before)})
         assert r.status_code == 200 and len(r.json()["moves"]) == len(before["moves"]) + 2
 
 
