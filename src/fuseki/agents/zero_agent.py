@@ -217,6 +217,7 @@ class ZeroAgent:
         if engine not in ("auto", "python", "numba"):
             raise InputError(f"engine must be auto, python or numba, got {engine!r}")
         self.game = game
+        self.network = network
         self.evaluator = NetworkEvaluator(game, network, device=device)
         config = PUCTConfig(simulations=simulations, c_puct=c_puct, batch_size=batch_size, root=root, gumbel_m=gumbel_m)
         self.search: Any = None
@@ -261,18 +262,28 @@ class GoZeroAgent:
 
     name = "zero"
 
-    def __init__(self, agent: ZeroAgent, board_size: int) -> None:
+    def __init__(self, agent: ZeroAgent, board_size: int, options: dict[str, Any] | None = None) -> None:
         # Imported here: the Go adapter loads the rules engine's Numba kernels, which other games never need.
-        from fuseki.games.go import GoGameState
+        from fuseki.games.go import GoGame, GoGameState
 
         self._wrap = GoGameState
+        self._game = GoGame
         self.agent = agent
         #: The one board size the network plays (the frontends refuse others up front).
         self.board_size = board_size
+        #: ZeroAgent's options, to build it again for another rule set.
+        self._options = dict(options or {})
 
     def select_move(self, state: Any) -> Any:
         if state.size != self.board_size:
             raise InputError(f"zero plays {self.board_size}x{self.board_size} only, not {state.size}x{state.size}")
+        if state.rules != self.agent.game.initial_state().go.rules:
+            # A frontend's game (a match's Chinese rules, a GTP komi) may differ from the rules the network
+            # was trained under. The planes do not hold the rules, so the network plays any of them; the
+            # search, which scores finished games and keeps the ko rule, must search under the game's own.
+            game = self._game(size=state.size, rules=state.rules, history=self.agent.game.history,
+                              encoder=self.agent.game.encoder)
+            self.agent = ZeroAgent(game, self.agent.network, **self._options)
         return self.agent.select_move(self._wrap(state))
 
 
@@ -305,8 +316,6 @@ def make_zero_agent(
     network, game, _ = load_zero_network(model)
     if not game.name.startswith("go"):
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
-    agent = ZeroAgent(
-        game, network, simulations=simulations, c_puct=c_puct, device=device, seed=seed,
-        temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m,
-    )
-    return GoZeroAgent(agent, game.size)
+    options: dict[str, Any] = dict(simulations=simulations, c_puct=c_puct, device=device, seed=seed,
+                                   temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m)
+    return GoZeroAgent(ZeroAgent(game, network, **options), game.size, options)
