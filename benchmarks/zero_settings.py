@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: name -> (blocks, channels, root, simulations, parallel, leaves, precision)
-CANDIDATES: dict[str, tuple[int, int, str, int, int, int, str]] = {
+#: name -> (blocks, channels, root, simulations, parallel, leaves, precision[, engine])
+CANDIDATES: dict[str, tuple[Any, ...]] = {
     "4x64 puct 100 p64 fp32": (4, 64, "puct", 100, 64, 8, "fp32"),
     "4x64 puct 100 p64 bf16": (4, 64, "puct", 100, 64, 8, "bf16"),
     "4x64 puct 100 p32 bf16": (4, 64, "puct", 100, 32, 8, "bf16"),
@@ -38,11 +38,20 @@ CANDIDATES: dict[str, tuple[int, int, str, int, int, int, str]] = {
     "4x64 gumbel 32 p128 bf16": (4, 64, "gumbel", 32, 128, 4, "bf16"),
     "6x64 gumbel 32 p128 bf16": (6, 64, "gumbel", 32, 128, 4, "bf16"),
     "4x64 gumbel 32 p128 fp32": (4, 64, "gumbel", 32, 128, 4, "fp32"),
+    "4x64 gumbel 32 p32 bf16": (4, 64, "gumbel", 32, 32, 4, "bf16"),
+    "4x64 gumbel 16 p32 bf16": (4, 64, "gumbel", 16, 32, 4, "bf16"),
+    "4x64 puct 100 p16 bf16": (4, 64, "puct", 100, 16, 8, "bf16"),
+    # The two engines side by side: the loop's old Go self-play (the Python PUCT) and the Numba trees,
+    # with the network of the runs (network-bound) and with a tiny one (search-bound).
+    "4x64 puct 32 p16 fp32 python": (4, 64, "puct", 32, 16, 8, "fp32", "python"),
+    "4x64 puct 32 p16 fp32 numba": (4, 64, "puct", 32, 16, 8, "fp32", "numba"),
+    "1x8 puct 32 p16 fp32 python": (1, 8, "puct", 32, 16, 8, "fp32", "python"),
+    "1x8 puct 32 p16 fp32 numba": (1, 8, "puct", 32, 16, 8, "fp32", "numba"),
 }
 
 
 def measure_selfplay(blocks: int, channels: int, root: str, simulations: int, parallel: int, leaves: int, precision: str,
-                     moves: int, seed: int) -> dict[str, Any]:
+                     moves: int, seed: int, engine: str = "numba") -> dict[str, Any]:
     import torch
 
     from fuseki.agents.zero_agent import build_zero_network
@@ -56,7 +65,7 @@ def measure_selfplay(blocks: int, channels: int, root: str, simulations: int, pa
     net = build_zero_network(game, blocks, channels).eval()
     evaluator = NetworkEvaluator(game, net, device="cpu", max_batch=4096, precision=precision)
     config = SelfPlayConfig(simulations=simulations, parallel=parallel, leaves_per_game=leaves, max_moves=moves,
-                            root=root, gumbel_m=16, engine="numba")
+                            root=root, gumbel_m=16, engine=engine)
     play_games(game, evaluator, 2, dataclasses.replace(config, parallel=2, max_moves=2, simulations=8), seed=seed + 1)
     cpu = time.process_time()
     _, stats = play_games(game, evaluator, parallel, config, seed=seed)
@@ -116,10 +125,11 @@ def main() -> int:
     for name in names:
         if name in result["selfplay"]:
             continue
-        b, c, root, sims, par, leaves, prec = CANDIDATES[name]
-        entry = measure_selfplay(b, c, root, sims, par, leaves, prec, args.moves, args.seed)
+        b, c, root, sims, par, leaves, prec, *rest = CANDIDATES[name]
+        engine = rest[0] if rest else "numba"
+        entry = measure_selfplay(b, c, root, sims, par, leaves, prec, args.moves, args.seed, engine)
         entry["settings"] = {"blocks": b, "channels": c, "root": root, "simulations": sims, "parallel": par,
-                             "leaves": leaves, "precision": prec, "moves_per_game": args.moves}
+                             "leaves": leaves, "precision": prec, "moves_per_game": args.moves, "engine": engine}
         result["selfplay"][name] = entry
         print(f"{name}: {entry['cpu_moves_per_s']:.2f} moves/CPU-s, {entry['cpu_evals_per_s']:.0f} evals/CPU-s "
               f"({entry['moves_per_s']:.2f} moves/s wall)", flush=True)

@@ -45,6 +45,16 @@ def test_no_peers_and_gumbel(run_json):
     assert result["peers"] == {"openspiel_mcts": None}
 
 
+def test_peer_moves_caps_the_peer(run_cli, tmp_path):
+    out_file = tmp_path / "zero.json"
+    rc, _, err = run_cli(["bench", "zero", *TINY, "--peer-moves", "2", "--out", str(out_file)])
+    assert rc == 0, err
+    saved = json.loads(out_file.read_text())
+    assert "--peer-moves 2" in saved["command"] and saved["fuseki"]["moves"] == 6
+    if saved["peer_detail"]:
+        assert saved["peer_detail"]["openspiel_mcts"]["moves"] == 2
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -55,6 +65,8 @@ def test_no_peers_and_gumbel(run_json):
         ["bench", "zero", "--peers", "dlgo"],
         ["bench", "mcts", "--parallel", "3"],
         ["bench", "rules", "--precision", "bf16"],
+        ["bench", "zero", "--peer-moves", "0"],
+        ["bench", "mcts", "--peer-moves", "3"],
     ],
 )
 def test_bad_flags_exit_2_with_one_line(argv, usage_error):

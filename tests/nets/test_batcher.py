@@ -127,3 +127,19 @@ def test_cuda_matches_the_cpu(game: Game) -> None:
     # cuDNN may compute convolutions in TF32, so agreement is to about 1e-3, not to the last bit.
     np.testing.assert_allclose(priors, cpu_priors, atol=2e-3)
     np.testing.assert_allclose(values, cpu_values, atol=2e-3)
+
+
+def test_bf16_gives_float32_answers_close_to_fp32() -> None:
+    """The bfloat16 forward pass (an option for self-play) keeps the contract: float32 out, 0 off the mask, rows summing to 1."""
+    game = GoGame(size=9)
+    planes, masks = random_batch(game, 16, seed=2)
+    net = random_dual(game, 1)
+    exact, v_exact = Batcher(net, device="cpu")(planes, masks)
+    priors, values = Batcher(net, device="cpu", precision="bf16")(planes, masks)
+    assert priors.dtype == np.float32 and values.dtype == np.float32
+    assert np.all(priors[~masks] == 0.0)
+    np.testing.assert_allclose(priors.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(priors, exact, atol=0.02)
+    np.testing.assert_allclose(values, v_exact, atol=0.05)
+    with pytest.raises(ValueError, match="precision"):
+        Batcher(net, device="cpu", precision="fp8")

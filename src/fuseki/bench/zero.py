@@ -28,7 +28,9 @@ torch on one thread.
 
 Each side plays games of ``--moves`` moves from the empty board (ours:
 ``--parallel`` of them at once; OpenSpiel: as many one after the other), so
-both measure the same number of moves from the same part of the game. Moves
+both measure the same number of moves from the same part of the game
+(``--peer-moves`` caps the peer's for a GPU run with thousands of games at
+once: its rate per move does not depend on how many it plays). Moves
 per second is moves over wall time; the CPU-time rate is kept too (the
 machine may be shared), and the ratio of both. ``--device cuda`` runs our
 side's network on the GPU (the peer stays on the CPU: one position at a time
@@ -77,6 +79,8 @@ class Config:
     gumbel_m: int = 16
     precision: str = "fp32"
     peers: tuple[str, ...] = PEERS
+    #: Moves the peer plays; None: as many as ours (a GPU run with thousands of games at once may cap it).
+    peer_moves: int | None = None
 
 
 def build_network(size: int, blocks: int, channels: int, seed: int) -> Any:
@@ -324,7 +328,8 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
         if progress:
             progress(f"openspiel_mcts: {ours['moves']} moves at {config.simulations} simulations, one position per forward pass")
         try:
-            peers["openspiel_mcts"] = run_openspiel(config, network.to("cpu"), ours["moves"])
+            total = ours["moves"] if config.peer_moves is None else config.peer_moves
+            peers["openspiel_mcts"] = run_openspiel(config, network.to("cpu"), total)
         except PeerUnavailable as e:
             notes["openspiel_mcts"] = str(e)
     else:
@@ -359,6 +364,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
             "seed": config.seed,
             "uct_c": UCT_C,
             "peer_cache": CACHE,
+            "peer_moves": config.peer_moves,
         },
         "peer_notes": notes,
         "machine": machine_info(),

@@ -106,6 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     zero.add_argument("--device", default=None, choices=("cpu", "cuda", "mps", "auto"),
                       help="zero: where our network runs (default cpu; cuda fails when there is no GPU)")
     zero.add_argument("--root", default=None, choices=("puct", "gumbel"), help="zero: the root's search (default puct)")
+    zero.add_argument("--peer-moves", type=int, default=None,
+                      help="zero: moves the peer plays (default: as many as ours; cap it for a GPU run with a big --parallel)")
     zero.add_argument("--precision", default=None, choices=("fp32", "bf16"),
                       help="zero: both sides' forward pass in float32 or under bfloat16 autocast (default fp32)")
     zero.add_argument("--gumbel-m", type=int, default=None,
@@ -234,10 +236,14 @@ def run_zero(args: argparse.Namespace) -> int:
     from fuseki.bench import zero as bench_zero
     from fuseki.util.errors import FusekiError
 
-    config = bench_zero.Config(size=args.size, seed=args.seed, peers=peers, **options)
+    if args.peer_moves is not None and not 1 <= args.peer_moves <= 100_000:
+        raise UserError(f"--peer-moves must be from 1 to 100000, got {args.peer_moves}")
+    config = bench_zero.Config(size=args.size, seed=args.seed, peers=peers, peer_moves=args.peer_moves, **options)
     parts = ["fuseki", "bench", "zero", "--size", str(args.size), "--seed", str(args.seed)]
     for name in ZERO_DEFAULTS:
         parts += [f"--{name.replace('_', '-')}", str(options[name])]
+    if args.peer_moves is not None:
+        parts += ["--peer-moves", str(args.peer_moves)]
     parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
     if args.json:
         parts.append("--json")
@@ -265,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--size must be from {MIN_SIZE} to {MAX_SIZE}, got {args.size}")
     if args.benchmark == "zero":
         return run_zero(args)
-    used = [name for name in ZERO_DEFAULTS if getattr(args, name) is not None]
+    used = [name for name in (*ZERO_DEFAULTS, "peer_moves") if getattr(args, name) is not None]
     if used:
         raise UserError(f"--{used[0].replace('_', '-')} applies to bench zero only")
     if not 0 < args.seconds <= MAX_SECONDS:
