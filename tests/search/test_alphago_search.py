@@ -70,8 +70,7 @@ def test_rollouts_find_the_capture_that_wins():
 
 def test_virtual_losses_are_taken_back_and_nothing_waits():
     """A fractional virtual loss would show in N_v if any were left over; no node may still wait for the networks."""
-    config = AlphaGoConfig(lam=0.5, rollout="light", virtual_loss=2.5, batch=4, expand_visits=2, seed=4,
-                           capacity=1 << 15)
+    config = AlphaGoConfig(lam=0.5, rollout="light", virtual_loss=2.5, batch=4, expand_visits=2, seed=4, capacity=1 << 15)
     search = AlphaGoSearch(uniform, config=config)
     info = search.search(GameState.new(5, komi=0.5), playouts=400)
     used = info.tree_nodes

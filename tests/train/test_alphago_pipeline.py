@@ -45,8 +45,20 @@ def _games(folder, count, size, seed, rule=None):
 
 def tiny(corpus, **changes):
     options = dict(
-        corpora=(str(corpus),), size=5, komi=0.5, seed=3, rollout_epochs=1, sl_layers=3, sl_filters=8, sl_epochs=1,
-        sl_batch_size=32, rl_games=4, rl_eval_games=2, value_games=40, value_chunk_games=20, value_epochs=1,
+        corpora=(str(corpus),),
+        size=5,
+        komi=0.5,
+        seed=3,
+        rollout_epochs=1,
+        sl_layers=3,
+        sl_filters=8,
+        sl_epochs=1,
+        sl_batch_size=32,
+        rl_games=4,
+        rl_eval_games=2,
+        value_games=40,
+        value_chunk_games=20,
+        value_epochs=1,
         value_hidden=8,
     )
     options.update(changes)

@@ -1,10 +1,11 @@
-"""Measure speed, with peers side by side (benchmarks: rules, mcts).
+"""Measure speed, with peers side by side (benchmarks: rules, mcts, alphago).
 
 ::
 
     fuseki bench rules --size 9 --json            # ~15 s: ours and the peers, 3 s each
     fuseki bench rules --size 19 --repeats 5 --save
     fuseki bench mcts --size 9 --json             # ~15 s: three MCTS configurations and dlgo's MCTSAgent
+    fuseki bench alphago --model DIR --seconds 3  # AlphaGo's search (simulations, evaluations) beside the MCTS engine
 
 ``rules`` plays uniform-random games (pass included, at most 2 x area plies)
 through the Python API (simple ko, and again under positional superko), inside
@@ -21,6 +22,12 @@ UCT, each for ``--seconds``, and dlgo's pure-Python ``MCTSAgent`` for
 (on with ``--save``/``--out``) adds the start-up of a first search in a fresh
 process with the Numba cache warm (~2 s); ``--jit-cold`` adds it with an empty
 cache (~20-30 s).
+
+``alphago`` searches the empty board with the MCTS engine alone and with
+AlphaGo's search on the model folder ``--model DIR`` (λ = 0.5, 0 and 1, and
+with the heavy playout), and the rollout policy alone, for ``--seconds``
+each: simulations and network evaluations a second, and the network's share
+of the time (:mod:`fuseki.bench.alphago`).
 """
 
 from __future__ import annotations
@@ -36,12 +43,12 @@ from fuseki.cli import UserError
 from fuseki.util.progress import print_json
 
 #: Benchmark name -> module in fuseki.bench.
-BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts"}
+BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts", "alphago": "fuseki.bench.alphago"}
 
 PEER_NAMES = ("openspiel", "dlgo")
 
 #: The peers each benchmark knows (the first is the default list).
-BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",)}
+BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",), "alphago": ()}
 
 #: dlgo's MCTS rounds per round of ``bench mcts`` (about 1-3 s on 9x9).
 DEFAULT_ROUNDS = 300
@@ -75,6 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"mcts: dlgo's MCTS rounds per round (default {DEFAULT_ROUNDS})")
     parser.add_argument("--jit-cold", action="store_true",
                         help="mcts: also measure the start-up with an empty Numba cache (~20-30 s)")
+    parser.add_argument("--model", metavar="DIR", default=None,
+                        help="alphago: the model folder (`fuseki alphago train --out DIR`; default the shipped one)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"),
+                        help="alphago: where the networks run (default auto: the GPU when there is one)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", metavar="FILE", help="write the result as JSON to FILE")
     parser.add_argument("--save", action="store_true",
@@ -176,6 +187,33 @@ def run_mcts(args: argparse.Namespace) -> int:
                    args)
 
 
+def run_alphago(args: argparse.Namespace) -> int:
+    for flag, value in (("--rounds", args.rounds), ("--breakdown", args.breakdown), ("--jit", args.jit)):
+        if value is not None:
+            raise UserError(f"{flag} does not apply to bench alphago")
+    if args.peers:
+        raise UserError("bench alphago has no peers")
+    from fuseki.bench import alphago as bench_alphago
+    from fuseki.util.errors import FusekiError
+
+    config = bench_alphago.Config(model=args.model, size=args.size, seconds=args.seconds, repeats=args.repeats,
+                                  seed=args.seed, device=args.device)
+    try:
+        result = bench_alphago.run(config, _show("alphago"))
+    except FusekiError:
+        raise
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    parts = ["fuseki", "bench", "alphago", "--size", str(args.size), "--seconds", f"{args.seconds:g}",
+             "--repeats", str(args.repeats), "--seed", str(args.seed), "--device", args.device]
+    if args.model:
+        parts += ["--model", args.model]
+    parts += [f for f, on in (("--json", args.json), ("--save", args.save)) if on]
+    if args.out:
+        parts += ["--out", args.out]
+    return _report(bench_alphago, result, shlex.join(parts), args)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.benchmark not in BENCHMARKS:
         raise UserError(f"unknown benchmark {args.benchmark!r}; known: {', '.join(BENCHMARKS)}")
@@ -187,6 +225,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--repeats must be from 1 to {MAX_REPEATS}, got {args.repeats}")
     if args.benchmark == "mcts":
         return run_mcts(args)
+    if args.benchmark == "alphago":
+        return run_alphago(args)
+    if args.model is not None:
+        raise UserError("--model applies to bench alphago only")
     if args.rounds is not None or args.jit_cold:
         raise UserError(f"{'--rounds' if args.rounds is not None else '--jit-cold'} applies to bench mcts only")
     peers = _parse_peers(args.peers)
