@@ -1,4 +1,4 @@
-"""Measure speed, with peers side by side (benchmarks: rules, mcts).
+"""Measure speed, with peers side by side (benchmarks: rules, mcts, alphago).
 
 ::
 
@@ -6,6 +6,7 @@
     fuseki bench rules --size 19 --repeats 5 --save
     fuseki bench mcts --size 9 --json             # ~15 s: three MCTS configurations and dlgo's MCTSAgent
     fuseki bench zero --size 9 --json             # ~2-4 min: Zero self-play beside OpenSpiel's MCTSBot
+    fuseki bench alphago --model DIR --seconds 3  # AlphaGo's search (simulations, evaluations) beside the MCTS engine
 
 ``rules`` plays uniform-random games (pass included, at most 2 x area plies)
 through the Python API (simple ko, and again under positional superko), inside
@@ -33,6 +34,12 @@ number of moves (games of ``--moves`` moves). It prints moves and network
 evaluations per second and the ratio; the last line with ``--json`` is
 ``{"size": 9, "moves_per_s": ..., "evals_per_s": ..., "peers": {"openspiel_mcts": ...}}``
 followed by the details.
+
+``alphago`` searches the empty board with the MCTS engine alone and with
+AlphaGo's search on the model folder ``--model DIR`` (λ = 0.5, 0 and 1, and
+with the heavy playout), and the rollout policy alone, for ``--seconds``
+each: simulations and network evaluations a second, and the network's share
+of the time (:mod:`fuseki.bench.alphago`).
 """
 
 from __future__ import annotations
@@ -48,12 +55,13 @@ from fuseki.cli import UserError
 from fuseki.util.progress import print_json
 
 #: Benchmark name -> module in fuseki.bench.
-BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts", "zero": "fuseki.bench.zero"}
+BENCHMARKS = {"rules": "fuseki.bench.rules", "mcts": "fuseki.bench.mcts", "zero": "fuseki.bench.zero",
+              "alphago": "fuseki.bench.alphago"}
 
 PEER_NAMES = ("openspiel", "dlgo")
 
 #: The peers each benchmark knows (the first is the default list).
-BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",), "zero": ("openspiel_mcts",)}
+BENCHMARK_PEERS = {"rules": ("openspiel", "dlgo"), "mcts": ("dlgo",), "zero": ("openspiel_mcts",), "alphago": ()}
 
 #: ``bench zero``'s own options and their defaults (kept here so that ``--help`` needs no torch).
 ZERO_DEFAULTS = {"simulations": 100, "blocks": 4, "channels": 64, "moves": 20, "parallel": 16, "batch": 8,
@@ -104,7 +112,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help=f"zero: leaves a game per round, under virtual loss (default {ZERO_DEFAULTS['batch']}); "
                            "a forward pass takes parallel x batch positions")
     zero.add_argument("--device", default=None, choices=("cpu", "cuda", "mps", "auto"),
-                      help="zero: where our network runs (default cpu; cuda fails when there is no GPU)")
+                      help="zero: where our network runs (default cpu; cuda fails when there is no GPU); "
+                           "alphago: where the networks run (default auto: the GPU when there is one)")
     zero.add_argument("--root", default=None, choices=("puct", "gumbel"), help="zero: the root's search (default puct)")
     zero.add_argument("--peer-moves", type=int, default=None,
                       help="zero: moves the peer plays (default: as many as ours; cap it for a GPU run with a big --parallel)")
@@ -112,6 +121,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="zero: both sides' forward pass in float32 or under bfloat16 autocast (default fp32)")
     zero.add_argument("--gumbel-m", type=int, default=None,
                       help=f"zero: actions the Gumbel root considers (default {ZERO_DEFAULTS['gumbel_m']})")
+    parser.add_argument("--model", metavar="DIR", default=None,
+                        help="alphago: the model folder (`fuseki alphago train --out DIR`; default the shipped one)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", metavar="FILE", help="write the result as JSON to FILE")
     parser.add_argument("--save", action="store_true",
@@ -264,6 +275,33 @@ def run_zero(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_alphago(args: argparse.Namespace) -> int:
+    for flag, value in (("--rounds", args.rounds), ("--breakdown", args.breakdown), ("--jit", args.jit)):
+        if value is not None:
+            raise UserError(f"{flag} does not apply to bench alphago")
+    if args.peers:
+        raise UserError("bench alphago has no peers")
+    from fuseki.bench import alphago as bench_alphago
+    from fuseki.util.errors import FusekiError
+
+    config = bench_alphago.Config(model=args.model, size=args.size, seconds=args.seconds, repeats=args.repeats,
+                                  seed=args.seed, device=args.device or "auto")
+    try:
+        result = bench_alphago.run(config, _show("alphago"))
+    except FusekiError:
+        raise
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    parts = ["fuseki", "bench", "alphago", "--size", str(args.size), "--seconds", f"{args.seconds:g}",
+             "--repeats", str(args.repeats), "--seed", str(args.seed), "--device", args.device or "auto"]
+    if args.model:
+        parts += ["--model", args.model]
+    parts += [f for f, on in (("--json", args.json), ("--save", args.save)) if on]
+    if args.out:
+        parts += ["--out", args.out]
+    return _report(bench_alphago, result, shlex.join(parts), args)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.benchmark not in BENCHMARKS:
         raise UserError(f"unknown benchmark {args.benchmark!r}; known: {', '.join(BENCHMARKS)}")
@@ -272,14 +310,20 @@ def run(args: argparse.Namespace) -> int:
     if args.benchmark == "zero":
         return run_zero(args)
     used = [name for name in (*ZERO_DEFAULTS, "peer_moves") if getattr(args, name) is not None]
+    if args.benchmark == "alphago":
+        used = [name for name in used if name != "device"]  # alphago has a --device of its own
     if used:
         raise UserError(f"--{used[0].replace('_', '-')} applies to bench zero only")
+    if args.model is not None and args.benchmark != "alphago":
+        raise UserError("--model applies to bench alphago only")
     if not 0 < args.seconds <= MAX_SECONDS:
         raise UserError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
     if not 1 <= args.repeats <= MAX_REPEATS:
         raise UserError(f"--repeats must be from 1 to {MAX_REPEATS}, got {args.repeats}")
     if args.benchmark == "mcts":
         return run_mcts(args)
+    if args.benchmark == "alphago":
+        return run_alphago(args)
     if args.rounds is not None or args.jit_cold:
         raise UserError(f"{'--rounds' if args.rounds is not None else '--jit-cold'} applies to bench mcts only")
     peers = _parse_peers(args.peers)

@@ -147,8 +147,10 @@ class AlphaGoSettings:
 GROWABLE = {"value_games": ("value_data", "value")}
 #: Settings of a last stage that nothing else reads: they may change, and that stage is made again.
 CHANGEABLE = {
-    **{key: ("value",) for key in ("value_layers", "value_filters", "value_hidden", "value_init", "value_epochs",
-                                   "value_batch_size", "value_lr")},
+    **{
+        key: ("value",)
+        for key in ("value_layers", "value_filters", "value_hidden", "value_init", "value_epochs", "value_batch_size", "value_lr")
+    },
     **{key: ("rollout",) for key in ("rollout_epochs", "rollout_lr")},
 }
 
@@ -569,8 +571,10 @@ def run_pipeline(
             folder.check(theirs, mine, defaults=defaults)
             state = saved
             for key, (old, stages) in grown.items():
-                say(f"{key.replace('_', ' ')} changed from {old} to {mine[key]}: "
-                    f"{' and '.join(stages)} will be made again (finished games are kept)")
+                say(
+                    f"{key.replace('_', ' ')} changed from {old} to {mine[key]}: "
+                    f"{' and '.join(stages)} will be made again (finished games are kept)"
+                )
                 for stage in stages:
                     state["stages"].pop(stage, None)
             state["settings"] = mine
