@@ -70,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
     src = snapshot(rev)
     games = OUT / "games" / rev
     games.mkdir(parents=True, exist_ok=True)
-    engine = f"env PYTHONPATH={src} {sys.executable} -m fuseki gtp --bot mcts --seed {{seed}}"
+    # --log: the engine's own record of each move (its search's seconds), to tell a late search
+    # from a late reply if a move is ever over the clock.
+    engine = (
+        f"env PYTHONPATH={src} {sys.executable} -m fuseki gtp --bot mcts --seed {{seed}} "
+        f"--log {games / 'fuseki_moves.jsonl'}"
+    )
     command = [
         sys.executable, "-m", "fuseki", "match", engine, "gnugo --mode gtp --positional-superko",
         "--size", str(args.size), "--komi", "7.5", "--games", str(args.games),
