@@ -70,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
     src = snapshot(rev)
     games = OUT / "games" / rev
     games.mkdir(parents=True, exist_ok=True)
-    engine = f"env PYTHONPATH={src} {sys.executable} -m fuseki gtp --bot mcts --seed {{seed}}"
+    # --log: the engine's own record of each move (its search's seconds), to tell a late search
+    # from a late reply if a move is ever over the clock.
+    engine = (
+        f"env PYTHONPATH={src} {sys.executable} -m fuseki gtp --bot mcts --seed {{seed}} "
+        f"--log {games / 'fuseki_moves.jsonl'}"
+    )
     command = [
         sys.executable, "-m", "fuseki", "match", engine, "gnugo --mode gtp --positional-superko",
         "--size", str(args.size), "--komi", "7.5", "--games", str(args.games),
@@ -84,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if proc.returncode == 0:
         (games / "result.json").write_text(proc.stdout.strip().splitlines()[-1] + "\n")
     return proc.returncode
+
+
+def _won(entry: dict) -> bool:
+    return entry["result"].upper().startswith(entry["fuseki"] + "+")
 
 
 def _percentile(xs: list[float], q: float) -> float:
@@ -126,7 +135,10 @@ def report(args: argparse.Namespace) -> int:
                 per_move.append((number, n, float(m.group(1))))
             else:
                 gnugo_times.append(float(m.group(1)))
-        results.append({"game": number, "fuseki": fuseki_color, "result": record.result, "moves": len(record.moves)})
+        entry = {"game": number, "fuseki": fuseki_color, "result": record.result, "moves": len(record.moves)}
+        if kind == "time":  # the late move is not in the record; its time is in the reason
+            entry["time_loss"] = next(x[6:] for x in record.comment.splitlines() if x.startswith("time: "))
+        results.append(entry)
     times = [s for _, _, s in per_move]
     lo, hi = wilson_interval(wins, finished)
     settings = json.loads((games / "match.json").read_text())["settings"]
@@ -142,12 +154,14 @@ def report(args: argparse.Namespace) -> int:
                    f"--time-control {shlex.quote(args.time_control)} --size {args.size}",
         "match": {k: settings[k] for k in ("engine_a", "engine_b", "size", "komi", "rules", "time_control", "seed")},
         "commit": rev,
+        "note": args.note,
         "games": finished,
         "fuseki_wins": wins,
         "fuseki_win_rate": round(wins / finished, 4),
         "ci95": [round(lo, 4), round(hi, 4)],
         "fuseki_time_losses": time_losses_fuseki,
         "gnugo_time_losses": time_losses_gnugo,
+        "fuseki_time_loss_moves": [r["time_loss"] for r in results if "time_loss" in r and not _won(r)],
         "fuseki_moves": len(times),
         "fuseki_seconds_per_move": {
             "mean": round(statistics.fmean(times), 3),
@@ -165,11 +179,11 @@ def report(args: argparse.Namespace) -> int:
     out = OUT / f"summary_{rev}.json"
     out.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k not in ("results", "fuseki_times")}, indent=1))
-    plot(per_move, period, summary)
+    plot(per_move, period, summary, Path(args.plot))
     return 0
 
 
-def plot(per_move: list[tuple[int, int, float]], period: float, summary: dict) -> None:
+def plot(per_move: list[tuple[int, int, float]], period: float, summary: dict, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -186,7 +200,8 @@ def plot(per_move: list[tuple[int, int, float]], period: float, summary: dict) -
     ax.set_xlabel("move number")
     ax.set_ylabel("seconds (genmove to reply, as the clock counts)")
     ax.set_ylim(0, period * 1.1)
-    ax.set_title(f"fuseki mcts, {summary['games']} games vs GNU Go, 9x9, time_settings 0 {period:g} 1")
+    ax.set_title(f"fuseki mcts ({summary['commit']}), {summary['games']} games vs GNU Go, 9x9, time_settings 0 {period:g} 1",
+                 fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
     times = [s for _, _, s in per_move]
     hist.hist(times, bins=40, range=(0, period), color="tab:blue")
@@ -194,8 +209,8 @@ def plot(per_move: list[tuple[int, int, float]], period: float, summary: dict) -
     hist.set_xlabel("seconds per move")
     hist.set_title(f"{len(times)} moves, max {max(times):.2f} s, {summary['fuseki_time_losses']} lost on time")
     fig.tight_layout()
-    PLOT.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(PLOT, dpi=110)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
 
 
 def main() -> int:
@@ -205,6 +220,8 @@ def main() -> int:
     parser.add_argument("--time-control", default="0 5 1")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--commit", default=None, help="report: the run's commit (default HEAD)")
+    parser.add_argument("--plot", default=str(PLOT), help="report: where the plot goes")
+    parser.add_argument("--note", default="", help="report: a remark stored in the summary")
     args = parser.parse_args()
     return run(args) if args.what == "run" else report(args)
 

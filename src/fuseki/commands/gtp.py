@@ -73,10 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lag",
         type=float,
-        default=0.5,
+        default=1.0,
         metavar="S",
-        help="under a clock, seconds kept back on every move for the controller's round trip "
-        "(default 0.5; 1 or more on a server)",
+        help="under a clock, seconds kept back on every move for what the engine cannot measure: the "
+        "controller's round trip, a network, a loaded machine stalling the process (default 1.0)",
     )
 
 

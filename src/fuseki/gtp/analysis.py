@@ -54,6 +54,7 @@ __all__ = [
     "parse_analyze_args",
     "sabaki_line",
     "vertex",
+    "winrate_text",
 ]
 
 #: What ``gogui-analyze_commands`` lists: GoGui's type/label/command lines.
@@ -236,7 +237,8 @@ def sabaki_line(info: SearchInfo, size: int, request: AnalyzeRequest) -> str:
     return " ".join(parts)
 
 
-def _winrate_text(info: SearchInfo, to_move: Color) -> str:
+def winrate_text(info: SearchInfo, to_move: Color) -> str:
+    """One line for a status bar: the win rate and score for the player to move, and the effort."""
     value = info.value
     if math.isnan(value):
         return f"{to_move.name.capitalize()} to move: no playouts yet"
@@ -249,7 +251,7 @@ def _winrate_text(info: SearchInfo, to_move: Color) -> str:
 def gogui_ownership(info: SearchInfo, size: int, to_move: Color) -> str:
     """A ``gfx`` reply: the playouts' ownership as GoGui's influence squares (+1 black, -1 white)."""
     pairs = " ".join(f"{vertex(i, size)} {float(v):.3f}" for i, v in enumerate(info.ownership))
-    return f"INFLUENCE {pairs}\nTEXT {_winrate_text(info, to_move)}"
+    return f"INFLUENCE {pairs}\nTEXT {winrate_text(info, to_move)}"
 
 
 def gogui_ownership_board(info: SearchInfo, size: int) -> str:
@@ -273,5 +275,5 @@ def gogui_best_moves(info: SearchInfo, size: int, to_move: Color, count: int = 5
             var.append(f"{color.letter.lower()} {vertex(m, size)}")
             color = color.other
         lines.append("VAR " + " ".join(var))
-    lines.append(f"TEXT {_winrate_text(info, to_move)}")
+    lines.append(f"TEXT {winrate_text(info, to_move)}")
     return "\n".join(lines)

@@ -871,7 +871,7 @@ class GtpEngine:
     def cmd_fuseki_winrate(self, args: list[str]) -> str:
         """The win rate and score for the player to move (GoGui ``string``)."""
         info, state = self._gogui_search()
-        return A.gogui_best_moves(info, state.size, state.next_player).splitlines()[-1].removeprefix("TEXT ")
+        return A.winrate_text(info, state.next_player)
 
     # ---- looking at the game ----------------------------------------------------------
 

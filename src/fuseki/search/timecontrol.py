@@ -273,7 +273,7 @@ class TimeManager:
     shortest budget it ever gives (a move must still be searched a little).
     """
 
-    def __init__(self, *, lag: float = 0.5, safety: float = 0.05, min_move: float = 0.05) -> None:
+    def __init__(self, *, lag: float = 1.0, safety: float = 0.05, min_move: float = 0.05) -> None:
         self.lag = _check_seconds(lag, "lag")
         if not 0.0 <= safety < 0.5:
             raise InputError(f"safety must be a fraction in [0, 0.5), got {safety!r}")
