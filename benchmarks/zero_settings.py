@@ -112,7 +112,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--moves", type=int, default=8, help="moves of each game (default 8)")
-    p.add_argument("--train-samples", type=int, default=2048)
+    p.add_argument("--train-samples", type=int, default=2048, help="samples of the learner's timing (0: skip it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", default=None, help="comma-separated candidate names")
     args = p.parse_args()
@@ -134,7 +134,7 @@ def main() -> int:
         print(f"{name}: {entry['cpu_moves_per_s']:.2f} moves/CPU-s, {entry['cpu_evals_per_s']:.0f} evals/CPU-s "
               f"({entry['moves_per_s']:.2f} moves/s wall)", flush=True)
         out.write_text(json.dumps(result, indent=2) + "\n")
-    for b, c in ((4, 64), (6, 64)):
+    for b, c in ((4, 64), (6, 64)) if args.train_samples > 0 else ():
         key = f"{b}x{c}"
         if key in result["training"]:
             continue
