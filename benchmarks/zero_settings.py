@@ -50,8 +50,18 @@ CANDIDATES: dict[str, tuple[Any, ...]] = {
 }
 
 
-def measure_selfplay(blocks: int, channels: int, root: str, simulations: int, parallel: int, leaves: int, precision: str,
-                     moves: int, seed: int, engine: str = "numba") -> dict[str, Any]:
+def measure_selfplay(
+    blocks: int,
+    channels: int,
+    root: str,
+    simulations: int,
+    parallel: int,
+    leaves: int,
+    precision: str,
+    moves: int,
+    seed: int,
+    engine: str = "numba",
+) -> dict[str, Any]:
     import torch
 
     from fuseki.agents.zero_agent import build_zero_network
@@ -64,8 +74,9 @@ def measure_selfplay(blocks: int, channels: int, root: str, simulations: int, pa
     torch.manual_seed(seed)
     net = build_zero_network(game, blocks, channels).eval()
     evaluator = NetworkEvaluator(game, net, device="cpu", max_batch=4096, precision=precision)
-    config = SelfPlayConfig(simulations=simulations, parallel=parallel, leaves_per_game=leaves, max_moves=moves,
-                            root=root, gumbel_m=16, engine=engine)
+    config = SelfPlayConfig(
+        simulations=simulations, parallel=parallel, leaves_per_game=leaves, max_moves=moves, root=root, gumbel_m=16, engine=engine
+    )
     play_games(game, evaluator, 2, dataclasses.replace(config, parallel=2, max_moves=2, simulations=8), seed=seed + 1)
     cpu = time.process_time()
     _, stats = play_games(game, evaluator, parallel, config, seed=seed)
@@ -104,21 +115,28 @@ def measure_training(blocks: int, channels: int, samples: int, seed: int) -> dic
     train_network(net, game, planes, pi, z, LearnerConfig(epochs=1, batch_size=256), seed=seed)
     wall = time.perf_counter() - t
     cpu = time.process_time() - cpu
-    return {"samples": samples, "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
-            "samples_per_s": samples / wall, "cpu_samples_per_s": samples / cpu}
+    return {
+        "samples": samples,
+        "seconds": round(wall, 3),
+        "cpu_seconds": round(cpu, 3),
+        "samples_per_s": samples / wall,
+        "cpu_samples_per_s": samples / cpu,
+    }
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--moves", type=int, default=8, help="moves of each game (default 8)")
-    p.add_argument("--train-samples", type=int, default=2048)
+    p.add_argument("--train-samples", type=int, default=2048, help="samples of the learner's timing (0: skip it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", default=None, help="comma-separated candidate names")
     args = p.parse_args()
     out = Path(args.out)
     result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
-    result["command"] = shlex.join(["python", "benchmarks/zero_settings.py", *sys.argv[1:]])
+    # Every run that added to the file, in order (a resumed or extended file has several).
+    command = shlex.join(["python", "benchmarks/zero_settings.py", *sys.argv[1:]])
+    result["commands"] = [*result.get("commands", []), command]
     result.setdefault("selfplay", {})
     result.setdefault("training", {})
     names = list(CANDIDATES) if not args.only else [n.strip() for n in args.only.split(",")]
@@ -128,13 +146,25 @@ def main() -> int:
         b, c, root, sims, par, leaves, prec, *rest = CANDIDATES[name]
         engine = rest[0] if rest else "numba"
         entry = measure_selfplay(b, c, root, sims, par, leaves, prec, args.moves, args.seed, engine)
-        entry["settings"] = {"blocks": b, "channels": c, "root": root, "simulations": sims, "parallel": par,
-                             "leaves": leaves, "precision": prec, "moves_per_game": args.moves, "engine": engine}
+        entry["settings"] = {
+            "blocks": b,
+            "channels": c,
+            "root": root,
+            "simulations": sims,
+            "parallel": par,
+            "leaves": leaves,
+            "precision": prec,
+            "moves_per_game": args.moves,
+            "engine": engine,
+        }
         result["selfplay"][name] = entry
-        print(f"{name}: {entry['cpu_moves_per_s']:.2f} moves/CPU-s, {entry['cpu_evals_per_s']:.0f} evals/CPU-s "
-              f"({entry['moves_per_s']:.2f} moves/s wall)", flush=True)
+        print(
+            f"{name}: {entry['cpu_moves_per_s']:.2f} moves/CPU-s, {entry['cpu_evals_per_s']:.0f} evals/CPU-s "
+            f"({entry['moves_per_s']:.2f} moves/s wall)",
+            flush=True,
+        )
         out.write_text(json.dumps(result, indent=2) + "\n")
-    for b, c in ((4, 64), (6, 64)):
+    for b, c in ((4, 64), (6, 64)) if args.train_samples > 0 else ():
         key = f"{b}x{c}"
         if key in result["training"]:
             continue

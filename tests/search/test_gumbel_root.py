@@ -27,8 +27,16 @@ def test_considered_visits_is_sequential_halving() -> None:
 
 
 def gumbel(simulations: int, batch: int = 1, noise: bool = True, seed: int = 0, evaluator: Any = None) -> PUCT:
-    return PUCT(GAME, evaluator or UniformEvaluator(GAME), simulations=simulations, batch_size=batch, root="gumbel",
-                gumbel_m=4, gumbel_noise=noise, seed=seed)
+    return PUCT(
+        GAME,
+        evaluator or UniformEvaluator(GAME),
+        simulations=simulations,
+        batch_size=batch,
+        root="gumbel",
+        gumbel_m=4,
+        gumbel_noise=noise,
+        seed=seed,
+    )
 
 
 @pytest.mark.parametrize("batch", [1, 4])

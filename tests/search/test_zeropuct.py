@@ -107,8 +107,15 @@ def test_self_play_makes_the_games_of_the_python_search(root: str) -> None:
     game = GoGame(size=7, komi=7.5)
     evaluator = network(game, seed=3)
     config = dict(
-        simulations=12, leaves_per_game=4, parallel=2, temperature_moves=6, max_moves=40,
-        resign_threshold=-0.95, no_resign_share=0.5, root=root, gumbel_m=8,
+        simulations=12,
+        leaves_per_game=4,
+        parallel=2,
+        temperature_moves=6,
+        max_moves=40,
+        resign_threshold=-0.95,
+        no_resign_share=0.5,
+        root=root,
+        gumbel_m=8,
     )
     python, ps = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="python"), seed=7, judge=capped_judge(game))
     numba, ns = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="numba"), seed=7, judge=capped_judge(game))

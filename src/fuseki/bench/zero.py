@@ -384,13 +384,27 @@ def format_report(result: dict[str, Any]) -> str:
         "",
     ]
     rows = [
-        ["fuseki (Numba trees, batched)", ours["moves"], fmt_rate(ours["moves_per_s"]), fmt_rate(ours["evals_per_s"]),
-         fmt_rate(ours["cpu_moves_per_s"]), f"{ours['positions_per_call']:.0f}"],
+        [
+            "fuseki (Numba trees, batched)",
+            ours["moves"],
+            fmt_rate(ours["moves_per_s"]),
+            fmt_rate(ours["evals_per_s"]),
+            fmt_rate(ours["cpu_moves_per_s"]),
+            f"{ours['positions_per_call']:.0f}",
+        ],
     ]
     peer = result["peer_detail"].get("openspiel_mcts")
     if peer:
-        rows.append(["OpenSpiel MCTSBot (one position a pass)", peer["moves"], fmt_rate(peer["moves_per_s"]),
-                     fmt_rate(peer["evals_per_s"]), fmt_rate(peer["cpu_moves_per_s"]), "1"])
+        rows.append(
+            [
+                "OpenSpiel MCTSBot (one position a pass)",
+                peer["moves"],
+                fmt_rate(peer["moves_per_s"]),
+                fmt_rate(peer["evals_per_s"]),
+                fmt_rate(peer["cpu_moves_per_s"]),
+                "1",
+            ]
+        )
     lines += common.format_table(["", "moves", "moves/s", "evals/s", "moves/CPU-s", "positions/pass"], rows, right=[1, 2, 3, 4, 5])
     for name, note in result["peer_notes"].items():
         lines.append(f"{name}: {note}")

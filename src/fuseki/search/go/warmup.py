@@ -1,4 +1,4 @@
-"""Compile the MCTS kernels once so that the first search starts at once.
+"""Compile the MCTS and Zero search kernels once so that the first search starts at once.
 
 Like :mod:`fuseki.go.warmup` (which the setup script runs first): Numba
 compiles on first use and caches the machine code next to the modules. A cold
@@ -13,7 +13,8 @@ import time
 
 
 def warm() -> float:
-    """Run a tiny search with each playout policy and a tree reuse; return the seconds it took."""
+    """Run a tiny search with each playout policy and a tree reuse, and a tiny Zero search of
+    each root (also compiled on first use: 60 s or more); return the seconds it took."""
     start = time.perf_counter()
     from fuseki.go import GameState
     from fuseki.search.go.gomcts import GoMCTS, MCTSConfig
@@ -24,7 +25,23 @@ def warm() -> float:
         info = engine.search(state, playouts=40)
         after = state.play(info.move)
         engine.search(after.play(after.legal_points()[0]), playouts=20)  # exercises compact()
+    _warm_zero()
     return time.perf_counter() - start
+
+
+def _warm_zero() -> None:
+    from fuseki.games.go import GoGame
+    from fuseki.search.evaluators import UniformEvaluator
+    from fuseki.search.go.zeropuct import GoPUCT
+    from fuseki.search.puct import PUCTConfig
+
+    game = GoGame(size=5, komi=0.5)
+    for root in ("puct", "gumbel"):
+        search = GoPUCT.single(game, UniformEvaluator(game), PUCTConfig(simulations=16, batch_size=2, root=root, gumbel_noise=True))
+        state = game.initial_state()
+        result = search.search(state)
+        search.advance(result.move)  # exercises compact()
+        search.search(state.play(result.move))
 
 
 if __name__ == "__main__":
