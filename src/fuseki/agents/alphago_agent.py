@@ -61,7 +61,11 @@ class AlphaGoModel:
         self.manifest = manifest
         self.board_size = int(manifest["board_size"])
         self.device = select_device(device)
-        self.policy, pinfo = load_agent_file(folder / files["sl_policy" if priors == "sl" else "rl_policy"])
+        key = "sl_policy" if priors == "sl" else "rl_policy"
+        for part in (key, "value", "rollout"):
+            if part not in files or not (folder / files[part]).is_file():
+                raise InputError(f"{folder}: the model has no {part.replace('_', ' ')} file (model.json, files.{part})")
+        self.policy, pinfo = load_agent_file(folder / files[key])
         self.value, vinfo = load_agent_file(folder / files["value"])
         if pinfo.board_size != self.board_size or vinfo.board_size != self.board_size:
             raise InputError(f"{folder}: the networks are for another board size than model.json says")

@@ -320,6 +320,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
     if not 1 <= args.repeats <= MAX_REPEATS:
         raise UserError(f"--repeats must be from 1 to {MAX_REPEATS}, got {args.repeats}")
+    if args.benchmark != "alphago" and args.model is not None:
+        raise UserError("--model applies to bench alphago only")
     if args.benchmark == "mcts":
         return run_mcts(args)
     if args.benchmark == "alphago":

@@ -26,6 +26,7 @@ def warm() -> float:
         after = state.play(info.move)
         engine.search(after.play(after.legal_points()[0]), playouts=20)  # exercises compact()
     _warm_zero()
+    _warm_alphago(state)
     return time.perf_counter() - start
 
 
@@ -42,6 +43,21 @@ def _warm_zero() -> None:
         result = search.search(state)
         search.advance(result.move)  # exercises compact()
         search.search(state.play(result.move))
+
+
+def _warm_alphago(state: object) -> None:
+    """AlphaGo's search kernels (tree, queue encoding, rollout policy), with a uniform stand-in for the networks."""
+    import numpy as np
+
+    from fuseki.search.go.alphago_search import AlphaGoConfig, AlphaGoSearch
+    from fuseki.search.go.rollout_policy import RolloutPolicy
+
+    def uniform(planes: np.ndarray, need_priors: bool, need_values: bool) -> tuple[np.ndarray, np.ndarray]:
+        b, n = planes.shape[0], planes.shape[-1]
+        return np.full((b, n * n), 1.0 / (n * n)), np.zeros(b)
+
+    search = AlphaGoSearch(uniform, RolloutPolicy.zeros(), AlphaGoConfig(seed=1, capacity=4096, batch=4))
+    search.search(state, playouts=40)
 
 
 if __name__ == "__main__":
