@@ -7,7 +7,7 @@ import pytest
 
 from fuseki.go import Color, GameState
 from fuseki.go import kernels as K
-from fuseki.search.go.playouts import atari_moves, heavy_playout, light_playout, pat3_match, playout_score, self_atari
+from fuseki.search.go.playouts import atari_moves, heavy_playout, light_playout, pat3_match, playout_score, self_atari, true_eye
 
 
 def pad(state_or_n: GameState | int, r: int, c: int) -> int:
@@ -71,14 +71,17 @@ def assert_consistent(buf: np.ndarray) -> None:
     assert int(buf[K.M_NEMPTY]) == int(np.sum(board[K.PAD[n, : n * n]] == K.EMPTY))
 
 
-def legal_non_eye_moves(buf: np.ndarray, color: int) -> list[int]:
-    """Padded points where ``color`` may play (simple ko) without filling an own eye."""
+def legal_non_eye_moves(buf: np.ndarray, color: int, michi_eyes: bool = False) -> list[int]:
+    """Padded points where ``color`` may play (simple ko) without filling an own eye
+    (the heavy playout's :func:`true_eye` with ``michi_eyes``, else the book's)."""
     n = int(buf[K.M_N])
     b = buf.copy()
     b[K.M_TOMOVE] = color
     out = []
     for p in range(n * n):
-        if K.legal_code(b, p) == K.OK and not K.is_eye(b, p, color):
+        q = int(K.PAD[n, p])
+        eye = true_eye(b, q, color) if michi_eyes else K.is_eye(b, p, color)
+        if K.legal_code(b, p) == K.OK and not eye:
             out.append(int(K.PAD[n, p]))
     return out
 
@@ -87,7 +90,7 @@ def run_heavy(buf: np.ndarray, max_moves: int, p_sa_random: float = 0.5) -> tupl
     np_ = int(buf[K.M_NP])
     amaf = np.zeros(np_, dtype=np.int32)
     cand = np.zeros(8 * np_, dtype=np.int32)
-    moves = heavy_playout(buf, max_moves, amaf, -1, 0.9, 0.95, 0.9, p_sa_random, cand, 0)
+    moves = heavy_playout(buf, max_moves, amaf, -1, 0.9, 0.95, 0.9, p_sa_random, cand, 0, np.zeros(4, dtype=np.int64))
     return moves, amaf
 
 
@@ -140,7 +143,7 @@ def test_finished_playout_leaves_no_move_and_scores_by_area(kind: str, n: int, s
             continue
         finished += 1
         for color in (K.BLACK, K.WHITE):
-            left = legal_non_eye_moves(buf, color)
+            left = legal_non_eye_moves(buf, color, michi_eyes=kind != "light")
             if kind == "heavy":
                 # A random move may be refused as self-atari (p_selfatari_random), nothing else.
                 assert all(self_atari(buf, q, color) for q in left), (color, left)
@@ -164,7 +167,8 @@ def test_playouts_never_fill_own_eyes(kind: str) -> None:
             if buf[K.M_PASSES] >= 2:
                 break
             color = int(buf[K.M_TOMOVE])
-            eyes = {q for q in range(int(buf[K.M_NP])) if K.UNPAD[n, q] >= 0 and K.is_eye_padded(buf, q, color)}
+            eye = true_eye if kind == "heavy" else K.is_eye_padded
+            eyes = {q for q in range(int(buf[K.M_NP])) if K.UNPAD[n, q] >= 0 and buf[K.META + q] == K.EMPTY and eye(buf, q, color)}
             if kind == "heavy":
                 run_heavy(buf, 1)
             else:

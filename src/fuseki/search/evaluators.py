@@ -166,6 +166,7 @@ class _GoPlayouts:
         self.max_moves = self.config.max_game_factor * n * n
         self.amaf = np.zeros((n + 2) ** 2, dtype=np.int32)
         self.cand = np.zeros(8 * (n + 2) ** 2, dtype=np.int32)
+        self.kinds = np.zeros(P.NKINDS, dtype=np.int64)
         if seed is not None:
             K.seed_kernels(int(seed))
 
@@ -179,7 +180,7 @@ class _GoPlayouts:
             prev = go.parent.last_index if go.parent is not None else None
             last2 = int(self.K.PAD[n, prev]) if prev is not None and prev < n * n else -1
             self.P.heavy_playout(
-                buf, self.max_moves, self.amaf, last2, c.p_capture, c.p_pat3, c.p_selfatari, c.p_selfatari_random, self.cand, 0
+                buf, self.max_moves, self.amaf, last2, c.p_capture, c.p_pat3, c.p_selfatari, c.p_selfatari_random, self.cand, 0, self.kinds
             )
         else:
             self.P.light_playout(buf, self.max_moves, self.amaf, 0)

@@ -200,6 +200,7 @@ class GoMCTS:
         self._pw = np.zeros(np_, dtype=np.float32)
         self._dist = np.zeros(np_, dtype=np.int32)
         self._owner = np.zeros(np_, dtype=np.float64)
+        self._kinds = np.zeros(8, dtype=np.int64)
         self._ladder = ladder_stack(size, depth=min(LADDER_MAX_DEPTH, 4 * size))
         self._reset_tree()
 
@@ -297,7 +298,7 @@ class GoMCTS:
         if self.root_prior is not None and self._prior_sig != self._root_sig:
             self._add_root_prior(state)
         batch = 16
-        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder)
+        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder, self._kinds)
         while True:
             want = batch if playouts is None else min(batch, playouts - done)
             if want <= 0:

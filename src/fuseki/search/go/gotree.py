@@ -75,6 +75,7 @@ from fuseki.search.go.playouts import (
     light_playout,
     pat3_match,
     self_atari,
+    true_eye,
 )
 
 T_MOVE, T_FIRST, T_NCHILD = 0, 1, 2
@@ -253,12 +254,15 @@ def expand(
             _cfg_distances(buf, PAD[n, last], dist, cand)
     k = 0
     enb = META + B_ENB * np_
+    michi_eyes = prm[P_POLICY] != 0.0  # the heavy playout's eye test (true_eye); the book's with its playout
     for e in range(ne):
         q = buf[e0 + e]
         if q == buf[M_KO]:
             continue
         if buf[enb + q] == 0:
-            if legal_code_slow(buf, q, color) != OK or is_eye_padded(buf, q, color):
+            if legal_code_slow(buf, q, color) != OK:
+                continue
+            if true_eye(buf, q, color) if michi_eyes else is_eye_padded(buf, q, color):
                 continue
         row = first + k
         k += 1
@@ -392,6 +396,7 @@ def run_simulations(
     lmoves: np.ndarray,
     lnm: np.ndarray,
     lidx: np.ndarray,
+    kinds: np.ndarray,
 ) -> int:
     """Run ``count`` simulations from position ``root`` on the tree; return how many ran.
 
@@ -404,6 +409,7 @@ def run_simulations(
 
     AMAF entries are ``(step << 2) | colour`` of the first play at a point,
     so that a node at depth d counts only moves made at step d or later.
+    ``kinds`` counts the heavy playouts' moves by rule (:func:`heavy_playout`).
     """
     n = root[M_N]
     n2 = n * n
@@ -463,7 +469,7 @@ def run_simulations(
                 budget = 1
             if heavy:
                 heavy_playout(
-                    work, budget, amaf, prev, prm[P_CAPTURE], prm[P_PAT3], prm[P_SA], prm[P_SA_RANDOM], cand, depth
+                    work, budget, amaf, prev, prm[P_CAPTURE], prm[P_PAT3], prm[P_SA], prm[P_SA_RANDOM], cand, depth, kinds
                 )
             else:
                 light_playout(work, budget, amaf, depth)

@@ -39,6 +39,7 @@ from fuseki.go.kernels import (
     B_PLIB,
     B_WHERE,
     BLACK,
+    BORDER,
     EMPTY,
     META,
     M_KO,
@@ -62,9 +63,26 @@ from fuseki.go.kernels import (
 )
 from fuseki.search.go.patterns import PAT3
 
-__all__ = ["heavy_playout", "light_playout", "pat3_match", "self_atari", "atari_moves", "playout_score"]
+__all__ = [
+    "KIND_CAPTURE",
+    "KIND_PAT3",
+    "KIND_RANDOM",
+    "KIND_PASS",
+    "NKINDS",
+    "heavy_playout",
+    "light_playout",
+    "pat3_match",
+    "self_atari",
+    "true_eye",
+    "atari_moves",
+    "playout_score",
+]
 
 _P3 = PAT3  # module global -> compile-time constant
+
+#: Where a heavy playout's move came from (the ``kinds`` counters of :func:`heavy_playout`).
+KIND_CAPTURE, KIND_PAT3, KIND_RANDOM, KIND_PASS = 0, 1, 2, 3
+NKINDS = 4
 
 
 @njit(cache=True, inline="always")
@@ -257,6 +275,37 @@ def playout_score(buf: np.ndarray) -> int:
     return diff
 
 
+@njit(cache=True)
+def true_eye(buf: np.ndarray, q: int, color: int) -> bool:
+    """Michi's (and Pachi's, Fuego's) eye test: empty padded ``q`` whose on-board neighbours are all
+    ``color``, with at most one enemy stone on its diagonals, none at the edge.
+
+    Why not the book's test (:func:`fuseki.go.kernels.is_eye_padded`): it
+    wants three of the four diagonals *occupied* by the own colour, so an eye
+    with an empty diagonal is "no eye" and a random playout fills it. In a
+    real game two such eyes (say F6 and G5 of one group, each with one empty
+    diagonal) make a group alive that the book's playouts kill over and over:
+    a position the playouts then misjudge by 80 points of win rate
+    (docs/mcts-quality.md). Empty diagonals do not make an eye false; only
+    the opponent's stones do.
+    """
+    w = buf[M_W]
+    for n in (q - w, q + w, q - 1, q + 1):
+        b = buf[META + n]
+        if b != color and b != BORDER:
+            return False
+    enemy = 0
+    edge = 0
+    opp = 3 - color
+    for d in (q - w - 1, q - w + 1, q + w - 1, q + w + 1):
+        b = buf[META + d]
+        if b == BORDER:
+            edge = 1
+        elif b == opp:
+            enemy += 1
+    return enemy + edge < 2
+
+
 @njit(cache=True, inline="always")
 def _commit(buf: np.ndarray, q: int, color: int, amaf: np.ndarray, step: int) -> None:
     """Play a checked move at padded ``q`` (or pass for ``q < 0``) and record it for AMAF.
@@ -280,12 +329,13 @@ def _commit(buf: np.ndarray, q: int, color: int, amaf: np.ndarray, step: int) ->
 
 
 @njit(cache=True)
-def _random_move(buf: np.ndarray, color: int, p_selfatari: float) -> int:
+def _random_move(buf: np.ndarray, color: int, p_selfatari: float, michi_eyes: bool) -> int:
     """A uniformly random legal point that is no own eye (padded), or -1 to pass.
 
     Rejection sampling without replacement over the empty-point list, as in
     :func:`fuseki.go.kernels.playout`; self-atari moves are rejected with
-    probability ``p_selfatari``.
+    probability ``p_selfatari``. Eyes are :func:`true_eye` (``michi_eyes``,
+    the heavy playout) or the book's :func:`is_eye_padded` (the light one).
     """
     np_ = buf[M_NP]
     e0 = META + NBLOCKS * np_
@@ -299,8 +349,8 @@ def _random_move(buf: np.ndarray, color: int, p_selfatari: float) -> int:
         if q != buf[M_KO]:
             if buf[enb + q] > 0:
                 ok = True
-            elif legal_code_slow(buf, q, color) == OK and not is_eye_padded(buf, q, color):
-                ok = True
+            elif legal_code_slow(buf, q, color) == OK:
+                ok = not (true_eye(buf, q, color) if michi_eyes else is_eye_padded(buf, q, color))
             if ok and p_selfatari > 0.0 and buf[enb + q] < 2:
                 if np.random.random() < p_selfatari and self_atari(buf, q, color):
                     ok = False
@@ -324,7 +374,7 @@ def light_playout(buf: np.ndarray, max_moves: int, amaf: np.ndarray, step0: int)
     moves = 0
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
-        _commit(buf, _random_move(buf, color, 0.0), color, amaf, step0 + moves)
+        _commit(buf, _random_move(buf, color, 0.0, False), color, amaf, step0 + moves)
         moves += 1
     buf[M_NLEGAL] = -1
     return moves
@@ -357,12 +407,16 @@ def heavy_playout(
     p_selfatari_random: float,
     cand: np.ndarray,
     step0: int,
+    kinds: np.ndarray,
 ) -> int:
     """Play a Michi-style heavy playout in place; returns the number of moves.
 
     ``last2`` is the padded point of the move before the last one (-1 if none
     or a pass): the capture heuristic looks around both. ``cand`` is scratch
     space of at least ``4 * NP`` ints; ``step0`` as in :func:`light_playout`.
+    ``kinds[k]`` counts the moves that came from each rule (``KIND_CAPTURE``,
+    ``KIND_PAT3``, ``KIND_RANDOM``, ``KIND_PASS``): a statistic to compare
+    with other engines' playouts (benchmarks/michi_stats.py), one add a move.
     """
     n = buf[M_N]
     w = buf[M_W]
@@ -396,7 +450,9 @@ def heavy_playout(
                             k += 1
             if k > 0:
                 chosen = _pick(buf, cand, k, color, p_selfatari)
+        kind = KIND_CAPTURE
         if chosen < 0 and last >= 0 and np.random.random() < p_pat3:
+            kind = KIND_PAT3
             k = 0
             for dr in range(-1, 2):
                 for dc in range(-1, 2):
@@ -407,7 +463,9 @@ def heavy_playout(
             if k > 0:
                 chosen = _pick(buf, cand, k, color, p_selfatari)
         if chosen < 0:
-            chosen = _random_move(buf, color, p_selfatari_random)
+            chosen = _random_move(buf, color, p_selfatari_random, True)
+            kind = KIND_RANDOM if chosen >= 0 else KIND_PASS
+        kinds[kind] += 1
         last2 = last
         _commit(buf, chosen, color, amaf, step0 + moves)
         moves += 1
