@@ -48,6 +48,7 @@ from tactics import load_positions
 from fuseki.engines.gtp_client import GtpClient
 from fuseki.go import kernels as K
 from fuseki.go.coords import Point, to_gtp
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.go.rules import Rules
 from fuseki.go.sgf import load_sgf
 from fuseki.go.state import GameState
@@ -188,6 +189,7 @@ def fuseki_playouts(state: GameState, k: int, seed: int, config: MCTSConfig | No
     amaf = np.zeros(np_, dtype=np.int32)
     cand = np.zeros(8 * np_, dtype=np.int32)
     kinds = np.zeros(P.NKINDS, dtype=np.int64)
+    ladder = reader_stack(n, depth=min(READER_DEPTH, 4 * n))
     prev = state.parent.last_index if state.parent is not None else None
     last2 = int(K.PAD[n, prev]) if prev is not None and prev < n * n else -1
     length = wins = 0
@@ -198,7 +200,19 @@ def fuseki_playouts(state: GameState, k: int, seed: int, config: MCTSConfig | No
         buf = base.copy()
         amaf[:] = 0
         length += P.heavy_playout(
-            buf, c.max_game_factor * n * n, amaf, last2, c.p_capture, c.p_pat3, c.p_selfatari, c.p_selfatari_random, cand, 0, kinds
+            buf,
+            c.max_game_factor * n * n,
+            amaf,
+            last2,
+            c.p_capture,
+            c.p_pat3,
+            c.p_selfatari,
+            c.p_selfatari_random,
+            cand,
+            0,
+            kinds,
+            *ladder,
+            c.playout_ladder_nodes if c.ladders else 0,
         )
         margin = P.playout_score(buf) - state.rules.komi
         wins += margin > 0
