@@ -270,6 +270,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--previous", type=Path, default=None, help="a previous result file: add the p-value against it")
     parser.add_argument("--move-time", type=float, default=None, help="genmove timeout (default generous for the budget)")
     parser.add_argument("--build-only", action="store_true", help="build and check michi-c, print its wrapper's path")
+    parser.add_argument(
+        "--fuseki-set", action="append", default=[], metavar="KEY=VALUE", help="an option of fuseki's engine (fuseki gtp --set), repeatable"
+    )
     args = parser.parse_args(argv)
     if args.playouts is None and args.seconds is None:
         args.playouts = 2000
@@ -315,6 +318,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+    mode += "".join(f"-{kv.replace('=', '')}" for kv in args.fuseki_set)  # e.g. sims2000-playout_ladder_nodes0
     wrapper = build(args.michi_src, args.size, sims)
     michi_name = check_gtp(wrapper, args.size)
     if args.build_only:
@@ -325,7 +329,10 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or RESULTS / f"{short}-{mode}.json"
     if args.seconds is not None:  # equal time: how many playouts fuseki's seconds bought, move by move
         fuseki_budget += ["--log", str(sgf_dir.resolve() / "fuseki_moves.jsonl")]
-    fuseki_cmd = shlex.join([sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", *fuseki_budget, "--rules", RULES, "--seed", "{seed}"])
+    options = [arg for kv in args.fuseki_set for arg in ("--set", kv)]
+    fuseki_cmd = shlex.join(
+        [sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", *fuseki_budget, *options, "--rules", RULES, "--seed", "{seed}"]
+    )
     michi_cmd = shlex.join([str(wrapper), "-z{seed}", "gtp"])
     expected = args.seconds if args.seconds is not None else sims / 2000.0  # michi-c: about 2,000-6,000 sims/s here
     move_time = args.move_time or max(30.0, 10.0 * expected)

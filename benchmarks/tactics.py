@@ -17,7 +17,14 @@ A position counts as solved by a seed when the agent's move is one of
 
 ``--gnugo`` asks GNU Go (level 10, Chinese rules, the position's komi) for its
 move in every position instead, as a second opinion on the answers when
-positions are added: all eight of the first set agree.
+positions are added.
+
+``--calibrate`` checks the komi of each position the same way: GNU Go plays
+the position out twice from the side to move's two choices, the (first)
+answer and a pass (the opponent moves first in the tactic), and scores both
+ends (Chinese rules, dead stones removed by GNU Go, komi 0). The file's komi
+must lie between the two counts, so that the side to move wins exactly when
+it finds the answer; the tool prints both counts and the komi halfway.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -34,6 +42,7 @@ from pathlib import Path
 
 from fuseki.agents.mcts_agent import MCTSAgent
 from fuseki.engines.gtp_client import GtpClient
+from fuseki.go import kernels as K
 from fuseki.engines.programs import resolve_command
 from fuseki.go.coords import Point, to_gtp
 from fuseki.go.rules import Rules
@@ -102,16 +111,62 @@ def solve(position: Position, playouts: int, seed: int) -> tuple[str, bool]:
 def gnugo_move(position: Position, command: str = "gnugo --mode gtp --level 10 --chinese-rules") -> str:
     """GNU Go's move in ``position`` (the stones sent with ``play``, then ``genmove``): a check of ``best``."""
     state = position.state
-    stones = state.stones()
     with GtpClient(resolve_command(command), timeout=120.0) as gtp:
-        gtp.boardsize(state.size)
-        gtp.clear_board()
+        _stones_to(gtp, state)
         gtp.komi(state.rules.komi)
-        for row in range(state.size):
-            for col in range(state.size):
-                if stones[row][col]:
-                    gtp.play("b" if stones[row][col] == 1 else "w", to_gtp(Point(row, col), state.size))
         return gtp.genmove(state.next_player.name.lower()[0])
+
+
+def _stones_to(gtp: GtpClient, state: GameState) -> None:
+    """Set up ``state`` in a GTP engine by ``play`` commands (its stones; the colour to move comes with genmove)."""
+    stones = state.stones()
+    gtp.boardsize(state.size)
+    gtp.clear_board()
+    for row in range(state.size):
+        for col in range(state.size):
+            if stones[row][col]:
+                gtp.play("b" if stones[row][col] == 1 else "w", to_gtp(Point(row, col), state.size))
+
+
+def gnugo_playout(position: Position, first: str, command: str = "gnugo --mode gtp --level 10 --chinese-rules") -> float:
+    """Black's margin (komi 0) after the side to move plays ``first`` (a vertex or ``pass``) and GNU Go plays both sides to the end."""
+    state = position.state
+    colors = ["b", "w"] if state.next_player is Color.BLACK else ["w", "b"]
+    # GNU Go resigns a game it sees as lost, and the frame of a position can give one side a big
+    # lead: play with a komi that evens out the board as it stands (its area count), and take it
+    # back off the final count.
+    even = math.floor(float(K.area_score(state.buffer))) + 0.5
+    with GtpClient(resolve_command(command), timeout=300.0) as gtp:
+        _stones_to(gtp, state)
+        gtp.komi(even)
+        gtp.play(colors[0], first)
+        passes = 1 if first.lower() == "pass" else 0
+        turn = 1
+        for _ in range(4 * state.size * state.size):
+            move = gtp.genmove(colors[turn % 2])
+            if move.lower() == "resign":
+                raise ValueError(f"{position.name}: GNU Go resigned the playout after {first}: the komi that evens the board is far off")
+            passes = passes + 1 if move.lower() == "pass" else 0
+            if passes >= 2:
+                break
+            turn += 1
+        score = gtp.final_score().strip()
+    if score in ("0", "Draw"):
+        return even
+    sign = 1.0 if score.upper().startswith("B") else -1.0
+    return even + sign * float(score.split("+", 1)[1])
+
+
+def calibrate(position: Position) -> dict:
+    """GNU Go's counts after the answer and after a pass, the komi halfway, and whether the file's komi lies between."""
+    best = sorted(position.best)[0]
+    after_best = gnugo_playout(position, best)
+    after_pass = gnugo_playout(position, "pass")
+    black = position.state.next_player is Color.BLACK
+    komi = position.state.rules.komi
+    ok = (after_pass < komi < after_best) if black else (after_best < komi < after_pass)
+    mid = (after_best + after_pass) / 2
+    return {"best": best, "after_best": after_best, "after_pass": after_pass, "komi": komi, "suggested": math.floor(mid) + 0.5, "ok": ok}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,9 +176,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--out", type=Path, default=None, help="write the result JSON here")
     parser.add_argument("--gnugo", action="store_true", help="only ask GNU Go for its move in each position (a check of the answers)")
+    parser.add_argument("--calibrate", action="store_true", help="only check each komi: GNU Go plays out the answer and a pass")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.positions.split(",")] if args.positions else None
     positions = load_positions(names=names)
+    if args.calibrate:
+        bad = 0
+        for pos in positions:
+            c = calibrate(pos)
+            bad += not c["ok"]
+            print(
+                f"{pos.name:28s} after {c['best']}: B{c['after_best']:+.1f}  after pass: B{c['after_pass']:+.1f}  "
+                f"komi {c['komi']:g} {'between' if c['ok'] else 'NOT between'} (halfway {c['suggested']:g})",
+                flush=True,
+            )
+        return 0 if bad == 0 else 1
     if args.gnugo:
         agree = 0
         for pos in positions:

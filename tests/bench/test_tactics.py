@@ -24,7 +24,8 @@ def tactics() -> ModuleType:
 
 def test_every_position_reads_with_a_legal_answer(tactics: ModuleType) -> None:
     positions = tactics.load_positions()
-    assert len(positions) >= 8
+    assert len(positions) >= 30
+    assert {p.state.size for p in positions} == {9, 19}
     for pos in positions:
         assert pos.about and pos.best, pos.name
         assert all(pos.state.is_legal(tactics.Move.from_gtp(v, pos.state.size)) for v in pos.best)
@@ -45,7 +46,10 @@ def test_a_malformed_position_names_its_file(tactics: ModuleType, tmp_path: Path
         tactics.parse_position(bad)
 
 
-@pytest.mark.parametrize("name", ["capture_cutting_stone", "straight_three_kill", "semeai_white_first"])
+@pytest.mark.parametrize(
+    "name",
+    ["capture_cutting_stone", "straight_three_kill", "semeai_white_first", "bulky_five_kill", "semeai_throw_in", "crossed_five_live_19"],
+)
 def test_mcts_solves_easy_positions_at_a_small_budget(tactics: ModuleType, name: str) -> None:
     (pos,) = tactics.load_positions(names=[name])
     move, solved = tactics.solve(pos, playouts=1000, seed=1)

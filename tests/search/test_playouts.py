@@ -7,7 +7,21 @@ import pytest
 
 from fuseki.go import Color, GameState
 from fuseki.go import kernels as K
-from fuseki.search.go.playouts import atari_moves, heavy_playout, light_playout, pat3_match, playout_score, self_atari
+from fuseki.go.ladder import ladder_captured
+from fuseki.search.go.reader import reader_stack
+from fuseki.search.go.playouts import (
+    KIND_CAPTURE,
+    KIND_PAT3,
+    NKINDS,
+    bad_self_atari,
+    fix_atari,
+    heavy_playout,
+    light_playout,
+    pat3_match,
+    playout_score,
+    self_atari,
+    true_eye,
+)
 
 
 def pad(state_or_n: GameState | int, r: int, c: int) -> int:
@@ -71,14 +85,17 @@ def assert_consistent(buf: np.ndarray) -> None:
     assert int(buf[K.M_NEMPTY]) == int(np.sum(board[K.PAD[n, : n * n]] == K.EMPTY))
 
 
-def legal_non_eye_moves(buf: np.ndarray, color: int) -> list[int]:
-    """Padded points where ``color`` may play (simple ko) without filling an own eye."""
+def legal_non_eye_moves(buf: np.ndarray, color: int, michi_eyes: bool = False) -> list[int]:
+    """Padded points where ``color`` may play (simple ko) without filling an own eye
+    (the heavy playout's :func:`true_eye` with ``michi_eyes``, else the book's)."""
     n = int(buf[K.M_N])
     b = buf.copy()
     b[K.M_TOMOVE] = color
     out = []
     for p in range(n * n):
-        if K.legal_code(b, p) == K.OK and not K.is_eye(b, p, color):
+        q = int(K.PAD[n, p])
+        eye = true_eye(b, q, color) if michi_eyes else K.is_eye(b, p, color)
+        if K.legal_code(b, p) == K.OK and not eye:
             out.append(int(K.PAD[n, p]))
     return out
 
@@ -87,7 +104,9 @@ def run_heavy(buf: np.ndarray, max_moves: int, p_sa_random: float = 0.5) -> tupl
     np_ = int(buf[K.M_NP])
     amaf = np.zeros(np_, dtype=np.int32)
     cand = np.zeros(8 * np_, dtype=np.int32)
-    moves = heavy_playout(buf, max_moves, amaf, -1, 0.9, 0.95, 0.9, p_sa_random, cand, 0)
+    kinds = np.zeros(4, dtype=np.int64)
+    n = int(buf[K.M_N])
+    moves = heavy_playout(buf, max_moves, amaf, -1, 0.9, 0.95, 0.9, p_sa_random, cand, 0, kinds, *reader_stack(n, 4 * n), 200)
     return moves, amaf
 
 
@@ -140,10 +159,11 @@ def test_finished_playout_leaves_no_move_and_scores_by_area(kind: str, n: int, s
             continue
         finished += 1
         for color in (K.BLACK, K.WHITE):
-            left = legal_non_eye_moves(buf, color)
+            left = legal_non_eye_moves(buf, color, michi_eyes=kind != "light")
             if kind == "heavy":
                 # A random move may be refused as self-atari (p_selfatari_random), nothing else.
-                assert all(self_atari(buf, q, color) for q in left), (color, left)
+                stack = reader_stack(n, 4 * n)
+                assert all(bad_self_atari(buf, q, color, True, *stack, 200) for q in left), (color, left)
             else:
                 assert left == [], (color, left)
         # Only isolated empty points are left, so the cheap count is exact.
@@ -164,7 +184,8 @@ def test_playouts_never_fill_own_eyes(kind: str) -> None:
             if buf[K.M_PASSES] >= 2:
                 break
             color = int(buf[K.M_TOMOVE])
-            eyes = {q for q in range(int(buf[K.M_NP])) if K.UNPAD[n, q] >= 0 and K.is_eye_padded(buf, q, color)}
+            eye = true_eye if kind == "heavy" else K.is_eye_padded
+            eyes = {q for q in range(int(buf[K.M_NP])) if K.UNPAD[n, q] >= 0 and buf[K.META + q] == K.EMPTY and eye(buf, q, color)}
             if kind == "heavy":
                 run_heavy(buf, 1)
             else:
@@ -284,14 +305,20 @@ def test_capture_of_a_string_touching_both_joined_strings_is_not_self_atari() ->
 # ---- atari moves -------------------------------------------------------------
 
 
-def atari_list(state: GameState, r: int, c: int, me: int) -> set[tuple[int, int]]:
+def atari_list(state: GameState, r: int, c: int, me: int, ladders: bool = False, edge_only: bool = False) -> set[tuple[int, int]]:
+    """The moves of :func:`fix_atari` for the string at (r, c), as points (no ladder reading unless ``ladders``)."""
     out = np.zeros(8 * (state.size + 2) ** 2, dtype=np.int32)
-    k = atari_moves(state._buf, pad(state, r, c), me, out, 0)
+    sizes = np.zeros_like(out)
+    q = pad(state, r, c)
+    if state._buf[K.META + q] == K.EMPTY:
+        return set()
+    stack = reader_stack(state.size, 4 * state.size)
+    k = fix_atari(state._buf, q, me, out, sizes, 0, edge_only, *stack, 200 if ladders else 0)
     w = state.size + 2
     return {(int(q) // w - 1, int(q) % w - 1) for q in out[:k]}
 
 
-def test_atari_moves_capture_an_enemy_string_in_atari() -> None:
+def test_fix_atari_capture_an_enemy_string_in_atari() -> None:
     s = GameState.from_ascii(
         """
         . X . . .
@@ -308,7 +335,7 @@ def test_atari_moves_capture_an_enemy_string_in_atari() -> None:
     assert atari_list(s, 3, 3, K.BLACK) == set()  # empty point
 
 
-def test_atari_moves_extend_only_when_it_gains_liberties() -> None:
+def test_fix_atari_extend_only_when_it_gains_liberties() -> None:
     no_gain = GameState.from_ascii(
         """
         . X . . .
@@ -339,7 +366,7 @@ def test_atari_moves_extend_only_when_it_gains_liberties() -> None:
     assert atari_list(open_side, 2, 1, K.BLACK) == {(1, 2)}
 
 
-def test_atari_moves_counter_capture() -> None:
+def test_fix_atari_counter_capture() -> None:
     s = GameState.from_ascii(
         """
         . O X . .
@@ -371,3 +398,121 @@ def test_pat3_match_on_the_board() -> None:
     )
     assert pat3_match(s._buf, pad(s, 2, 2))  # enclosing hane under the white stone
     assert not pat3_match(s._buf, pad(s, 4, 4))  # empty corner
+
+
+# ---- Michi's eye test, fix_atari with ladders, bad self-atari -----------------
+
+
+def test_true_eye_allows_empty_diagonals_but_not_two_enemy_stones() -> None:
+    s = GameState.from_ascii(
+        """
+        . . . . .
+        . O O O .
+        O . O . O
+        . O O O .
+        . . . . .
+        """
+    )
+    left, right = pad(s, 2, 1), pad(s, 2, 3)
+    # Two empty diagonals: an eye for Michi, none for the book (which wants three own diagonals).
+    assert true_eye(s._buf, left, K.WHITE) and true_eye(s._buf, right, K.WHITE)
+    assert not K.is_eye_padded(s._buf, left, K.WHITE)
+    assert not true_eye(s._buf, left, K.BLACK)  # the opponent's eye is no eye of Black's
+    one = GameState.from_ascii(
+        """
+        . . . . .
+        X O O O .
+        O . O . O
+        . O O O .
+        . . . . .
+        """
+    )
+    assert true_eye(one._buf, left, K.WHITE)  # one enemy diagonal: still an eye
+    two = GameState.from_ascii(
+        """
+        . . . . .
+        X O O O .
+        O . O . O
+        X O O O .
+        . . . . .
+        """
+    )
+    assert not true_eye(two._buf, left, K.WHITE)  # two: a false eye
+    edge = GameState.from_ascii(
+        """
+        O . O . .
+        X O . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """
+    )
+    assert not true_eye(edge._buf, pad(edge, 0, 1), K.WHITE)  # at the edge one enemy diagonal is enough
+
+
+LADDER = """
+    . . . . . . .
+    . . . . . . .
+    . . X X . . .
+    . X O . . . .
+    . . X . . . .
+    . . . . . . .
+    . . . . . . .
+"""
+
+
+def test_fix_atari_does_not_escape_into_a_ladder() -> None:
+    s = GameState.from_ascii(LADDER, to_move=Color.WHITE)
+    assert s.liberties((3, 2)) == 1
+    escaped = s.play((3, 3))
+    assert escaped.liberties((3, 3)) == 2
+    assert ladder_captured(escaped._buf, 3 * 7 + 3)  # the premise: Black takes it in a ladder
+    assert atari_list(s, 3, 2, K.WHITE) == {(3, 3)}  # without reading, extending is a save
+    assert atari_list(s, 3, 2, K.WHITE, ladders=True) == set()  # reading: it only runs into the ladder
+    assert atari_list(s, 3, 2, K.BLACK, ladders=True) == {(3, 3)}  # for Black it is a capture
+
+
+def test_fix_atari_finds_the_ladder_atari_on_two_liberties() -> None:
+    s = GameState.from_ascii(LADDER, to_move=Color.WHITE).play((3, 3))  # Black to move; White has two liberties
+    moves = atari_list(s, 3, 2, K.BLACK, ladders=True)
+    assert moves and moves <= {(3, 4), (4, 3)}
+    for r, c in moves:
+        assert ladder_captured(s.play((r, c))._buf, 3 * 7 + 3) or s.play((r, c)).liberties((3, 3)) == 1
+    assert atari_list(s, 3, 2, K.BLACK, ladders=True, edge_only=True) == set()  # liberties off the edge
+    assert atari_list(s, 3, 2, K.BLACK) == set()  # no reading, no two-liberty moves
+
+
+def test_bad_self_atari_reads_ladders() -> None:
+    s = GameState.from_ascii(LADDER, to_move=Color.WHITE)
+    stack = reader_stack(7, 28)
+    q = pad(s, 3, 3)
+    assert not self_atari(s._buf, q, K.WHITE)  # two liberties after it
+    assert bad_self_atari(s._buf, q, K.WHITE, False, *stack, 200)  # ... that a ladder takes
+    assert not bad_self_atari(s._buf, q, K.WHITE, True, *stack, 200)  # edge only: not on the first line
+    assert not bad_self_atari(s._buf, q, K.WHITE, False, *stack, 0)  # no reading
+    edge = GameState.from_ascii(
+        """
+        . . . . .
+        . . . . .
+        . . . . .
+        O O O O .
+        . X . . .
+        """,
+        to_move=Color.BLACK,
+    )
+    # Black (4,2) makes a two-stone string with liberties (4,0) and (4,3), both on the first line: White ataris and captures.
+    assert bad_self_atari(edge._buf, pad(edge, 4, 2), K.BLACK, True, *reader_stack(5, 20), 200)
+    assert not bad_self_atari(edge._buf, pad(edge, 4, 3), K.BLACK, True, *reader_stack(5, 20), 200)  # a lone stone
+
+
+def test_heavy_playout_counts_its_moves_by_rule() -> None:
+    for seed in range(3):
+        buf = random_position(9, 40 + seed, 10)
+        K.seed_kernels(seed)
+        np_ = int(buf[K.M_NP])
+        kinds = np.zeros(NKINDS, dtype=np.int64)
+        moves = heavy_playout(
+            buf, 500, np.zeros(np_, np.int32), -1, 0.9, 0.95, 0.9, 0.5, np.zeros(8 * np_, np.int32), 0, kinds, *reader_stack(9, 36), 200
+        )
+        assert int(kinds.sum()) == moves
+        assert kinds[KIND_CAPTURE] > 0 and kinds[KIND_PAT3] > 0

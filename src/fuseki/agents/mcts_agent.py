@@ -248,6 +248,7 @@ def make_mcts(
     expand_visits: int = 8,
     pass_when_settled: bool = False,
     ladders: bool = True,
+    playout_ladder_nodes: int = 16,
     policy_model: str | None = None,
     policy_prior: float = 100.0,
 ) -> MCTSAgent:
@@ -279,6 +280,7 @@ def make_mcts(
         p_pat3=p_pat3,
         expand_visits=expand_visits,
         ladders=ladders,
+        playout_ladder_nodes=playout_ladder_nodes,
     )
     return MCTSAgent(
         playouts,

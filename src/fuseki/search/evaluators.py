@@ -166,6 +166,7 @@ class _GoPlayouts:
     def __init__(self, game: Any, playout: str, seed: int | None) -> None:
         # Imported here for start-up time: the Numba modules are only needed for Go.
         from fuseki.go import kernels as K
+        from fuseki.search.go.reader import READER_DEPTH, reader_stack
         from fuseki.search.go import playouts as P
         from fuseki.search.go.gomcts import MCTSConfig
 
@@ -178,6 +179,9 @@ class _GoPlayouts:
         self.max_moves = self.config.max_game_factor * n * n
         self.amaf = np.zeros((n + 2) ** 2, dtype=np.int32)
         self.cand = np.zeros(8 * (n + 2) ** 2, dtype=np.int32)
+        self.kinds = np.zeros(P.NKINDS, dtype=np.int64)
+        self.ladder = reader_stack(n, depth=min(READER_DEPTH, 4 * n))
+        self.ladder_nodes = self.config.playout_ladder_nodes if self.config.ladders else 0
         if seed is not None:
             K.seed_kernels(int(seed))
 
@@ -191,7 +195,19 @@ class _GoPlayouts:
             prev = go.parent.last_index if go.parent is not None else None
             last2 = int(self.K.PAD[n, prev]) if prev is not None and prev < n * n else -1
             self.P.heavy_playout(
-                buf, self.max_moves, self.amaf, last2, c.p_capture, c.p_pat3, c.p_selfatari, c.p_selfatari_random, self.cand, 0
+                buf,
+                self.max_moves,
+                self.amaf,
+                last2,
+                c.p_capture,
+                c.p_pat3,
+                c.p_selfatari,
+                c.p_selfatari_random,
+                self.cand,
+                0,
+                self.kinds,
+                *self.ladder,
+                self.ladder_nodes,
             )
         else:
             self.P.light_playout(buf, self.max_moves, self.amaf, 0)

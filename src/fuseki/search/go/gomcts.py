@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from fuseki.go import kernels as K
-from fuseki.go.ladder import LADDER_MAX_DEPTH, ladder_stack
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.search.go import gotree as T
 from fuseki.util.errors import InputError
 
@@ -68,7 +68,10 @@ class MCTSConfig:
     prior_cfg: tuple[float, float, float] = (24.0, 22.0, 8.0)
     prior_emptyarea: float = 10.0
     ladders: bool = True  # read ladders for the capture and escape priors
-    ladder_nodes: int = 200  # positions one ladder read may visit
+    ladder_nodes: int = 200  # positions one ladder read may visit (priors)
+    # ... in a playout, where reads are many and a long one costs more than the playout: a ladder that takes
+    # more reading counts as an escape there (Michi reads without a limit, at a third of the speed).
+    playout_ladder_nodes: int = 16
     max_game_factor: int = 3  # a playout stops after this many times the board's points
     reuse: bool = True
     capacity: int = 1 << 21  # tree rows; about 44 bytes each
@@ -116,6 +119,7 @@ class MCTSConfig:
         p[T.P_PRIOR_EMPTYAREA] = self.prior_emptyarea
         p[T.P_LADDERS] = 1.0 if self.ladders else 0.0
         p[T.P_LADDER_NODES] = self.ladder_nodes
+        p[T.P_PLAYOUT_LADDER_NODES] = self.playout_ladder_nodes
         return p
 
 
@@ -233,7 +237,8 @@ class GoMCTS:
         self._pw = np.zeros(np_, dtype=np.float32)
         self._dist = np.zeros(np_, dtype=np.int32)
         self._owner = np.zeros(np_, dtype=np.float64)
-        self._ladder = ladder_stack(size, depth=min(LADDER_MAX_DEPTH, 4 * size))
+        self._kinds = np.zeros(8, dtype=np.int64)
+        self._ladder = reader_stack(size, depth=min(READER_DEPTH, 4 * size))
         self._reset_tree()
 
     @staticmethod
@@ -370,7 +375,7 @@ class GoMCTS:
         next_report = start + interval if progress is not None else math.inf
         interrupted = False
         batch = 16
-        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder)
+        args = (self._amaf, self._path, self._cand, self._pn, self._pw, self._dist, self._owner, *self._ladder, self._kinds)
         while True:
             want = batch if playouts is None else min(batch, playouts - done)
             if want <= 0:

@@ -45,7 +45,6 @@ from numba import njit
 from fuseki.go.kernels import (
     B_ENB,
     B_HEAD,
-    B_SIZE,
     BLACK,
     EMPTY,
     META,
@@ -68,16 +67,14 @@ from fuseki.go.kernels import (
     legal_code_slow,
     place_stone,
     area_score,
-    play,
 )
-from fuseki.go.ladder import ladder_search, two_liberties
 from fuseki.search.go.playouts import (
-    _atari_liberty,
-    atari_moves,
+    bad_self_atari,
+    fix_atari,
     heavy_playout,
     light_playout,
     pat3_match,
-    self_atari,
+    true_eye,
 )
 
 T_MOVE, T_FIRST, T_NCHILD = 0, 1, 2
@@ -107,8 +104,9 @@ P_PRIOR_CFG2 = 18
 P_PRIOR_CFG3 = 19
 P_PRIOR_EMPTYAREA = 20
 P_LADDERS = 21  # 1 = read ladders for the capture/escape priors
-P_LADDER_NODES = 22  # positions one ladder read may visit
-NPARAMS = 23
+P_LADDER_NODES = 22  # positions one ladder read may visit (priors)
+P_PLAYOUT_LADDER_NODES = 23  # ... in a playout
+NPARAMS = 24
 
 MAX_DEPTH = 1024  # longest tree path a simulation may take
 
@@ -182,10 +180,9 @@ def expand(
     pw_add: np.ndarray,
     cand: np.ndarray,
     dist: np.ndarray,
-    lbufs: np.ndarray,
-    lmoves: np.ndarray,
-    lnm: np.ndarray,
-    lidx: np.ndarray,
+    cols: np.ndarray,
+    rmoves: np.ndarray,
+    rwork: np.ndarray,
 ) -> bool:
     """Give ``node`` (whose position is ``buf``) its children; False when the tree is full.
 
@@ -208,61 +205,42 @@ def expand(
         return False
     even = prm[P_PRIOR_EVEN]
     priors = prm[P_PRIORS] != 0.0
+    max_nodes = int(prm[P_LADDER_NODES]) if prm[P_LADDERS] != 0.0 else 0
     if priors:
         for q in range(np_):
             pn_add[q] = 0.0
             pw_add[q] = 0.0
-        # Strings in atari: captures, counter-captures and escapes; with
-        # ladders on, also two-liberty enemy strings that a ladder captures,
-        # and no escape bonus for an escape that runs into a ladder (Michi's
-        # fix_atari with read_ladder_attack).
-        ladders = prm[P_LADDERS] != 0.0
-        max_nodes = int(prm[P_LADDER_NODES])
-        opp = 3 - color
+        # Captures, counter-captures and escapes of strings in atari, and
+        # ataris that catch a two-liberty string in a ladder: Michi's
+        # fix_atari on every string, each move once, with the capture
+        # bonus for one stone or several. An escape that only runs into a
+        # ladder is no save: it gets no bonus here, and the self-atari
+        # test below (which reads ladders too) gives it lost visits.
+        sizes = cand[2 * np_ : 4 * np_]
+        k = 0
         for q in range(np_):
             b = buf[META + q]
             if (b == BLACK or b == WHITE) and buf[META + B_HEAD * np_ + q] == q:
-                bonus = prm[P_PRIOR_CAPTURE_MANY] if buf[META + B_SIZE * np_ + q] > 1 else prm[P_PRIOR_CAPTURE_ONE]
-                lib = _atari_liberty(buf, np_, q)
-                if lib >= 0:
-                    k = atari_moves(buf, q, color, cand, 0)
-                    for j in range(k):
-                        pn_add[cand[j]] += bonus
-                        pw_add[cand[j]] += bonus
-                    if ladders and b == color:
-                        escaped = False
-                        for j in range(k):
-                            if cand[j] == lib:
-                                escaped = True
-                        if escaped:
-                            lbufs[0, :] = buf
-                            if play(lbufs[0], UNPAD[n, lib]) >= 0:
-                                cnt, _l1, _l2 = two_liberties(lbufs[0], q)
-                                if cnt == 2 and ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
-                                    # Extending only runs into a ladder: a lost move, not a save.
-                                    pn_add[lib] += prm[P_PRIOR_SELFATARI] - bonus
-                                    pw_add[lib] -= bonus
-                elif ladders and b == opp:
-                    cnt, l1, l2 = two_liberties(buf, q)
-                    if cnt == 2:
-                        for a in (l1, l2):
-                            lbufs[0, :] = buf
-                            if play(lbufs[0], UNPAD[n, a]) >= 0 and lbufs[0, META + q] == opp:
-                                if ladder_search(lbufs, lmoves, lnm, lidx, q, max_nodes):
-                                    pn_add[a] += bonus
-                                    pw_add[a] += bonus
+                k = fix_atari(buf, q, color, cand, sizes, k, False, cols, rmoves, rwork, max_nodes)
+        for j in range(k):
+            bonus = prm[P_PRIOR_CAPTURE_MANY] if sizes[j] > 1 else prm[P_PRIOR_CAPTURE_ONE]
+            pn_add[cand[j]] += bonus
+            pw_add[cand[j]] += bonus
         last = buf[M_LAST]
         have_cfg = 0 <= last < n2
         if have_cfg:
             _cfg_distances(buf, PAD[n, last], dist, cand)
     k = 0
     enb = META + B_ENB * np_
+    michi_eyes = prm[P_POLICY] != 0.0  # the heavy playout's eye test (true_eye); the book's with its playout
     for e in range(ne):
         q = buf[e0 + e]
         if q == buf[M_KO]:
             continue
         if buf[enb + q] == 0:
-            if legal_code_slow(buf, q, color) != OK or is_eye_padded(buf, q, color):
+            if legal_code_slow(buf, q, color) != OK:
+                continue
+            if true_eye(buf, q, color) if michi_eyes else is_eye_padded(buf, q, color):
                 continue
         row = first + k
         k += 1
@@ -295,7 +273,7 @@ def expand(
                 pn += prm[P_PRIOR_EMPTYAREA]
                 if height == 2:
                     pw += prm[P_PRIOR_EMPTYAREA]
-            if self_atari(buf, q, color):
+            if bad_self_atari(buf, q, color, False, cols, rmoves, rwork, max_nodes):
                 pn += prm[P_PRIOR_SELFATARI]
         tf[row, F_N] = 0.0
         tf[row, F_W] = 0.0
@@ -396,10 +374,10 @@ def run_simulations(
     pw_add: np.ndarray,
     dist: np.ndarray,
     owner: np.ndarray,
-    lbufs: np.ndarray,
-    lmoves: np.ndarray,
-    lnm: np.ndarray,
-    lidx: np.ndarray,
+    cols: np.ndarray,
+    rmoves: np.ndarray,
+    rwork: np.ndarray,
+    kinds: np.ndarray,
 ) -> int:
     """Run ``count`` simulations from position ``root`` on the tree; return how many ran.
 
@@ -412,6 +390,7 @@ def run_simulations(
 
     AMAF entries are ``(step << 2) | colour`` of the first play at a point,
     so that a node at depth d counts only moves made at step d or later.
+    ``kinds`` counts the heavy playouts' moves by rule (:func:`heavy_playout`).
     """
     n = root[M_N]
     n2 = n * n
@@ -421,6 +400,7 @@ def run_simulations(
     komi = prm[P_KOMI]
     heavy = prm[P_POLICY] != 0.0
     expand_at = prm[P_EXPAND]
+    ladder_nodes = int(prm[P_PLAYOUT_LADDER_NODES]) if prm[P_LADDERS] != 0.0 else 0
     for _ in range(count):
         for i in range(length):
             work[i] = root[i]
@@ -436,7 +416,7 @@ def run_simulations(
             if ti[node, T_FIRST] < 0:
                 if node != 0 and tf[node, F_N] < expand_at:
                     break
-                if not expand(work, ti, tf, th, node, prm, pn_add, pw_add, cand, dist, lbufs, lmoves, lnm, lidx):
+                if not expand(work, ti, tf, th, node, prm, pn_add, pw_add, cand, dist, cols, rmoves, rwork):
                     break
             if depth + 1 >= path.shape[0]:
                 break
@@ -471,7 +451,21 @@ def run_simulations(
                 budget = 1
             if heavy:
                 heavy_playout(
-                    work, budget, amaf, prev, prm[P_CAPTURE], prm[P_PAT3], prm[P_SA], prm[P_SA_RANDOM], cand, depth
+                    work,
+                    budget,
+                    amaf,
+                    prev,
+                    prm[P_CAPTURE],
+                    prm[P_PAT3],
+                    prm[P_SA],
+                    prm[P_SA_RANDOM],
+                    cand,
+                    depth,
+                    kinds,
+                    cols,
+                    rmoves,
+                    rwork,
+                    ladder_nodes,
                 )
             else:
                 light_playout(work, budget, amaf, depth)
