@@ -55,9 +55,32 @@ def test_peer_moves_caps_the_peer(run_cli, tmp_path):
         assert saved["peer_detail"]["openspiel_mcts"]["moves"] == 2
 
 
+def test_chess_beside_go_in_the_same_run(run_cli, last_json, tmp_path):
+    """``--game chess``: chess self-play (issue 20's figure) and Go's with the same settings; the last line has both."""
+    out_file = tmp_path / "zero_chess.json"
+    rc, out, err = run_cli(["bench", "zero", "--game", "chess", *TINY, "--json", "--out", str(out_file)])
+    assert rc == 0, err
+    last = last_json(out)
+    assert list(last) == ["game", "moves_per_s", "evals_per_s", "go"] and last["game"] == "chess"
+    assert list(last["go"]) == ["size", "moves_per_s", "evals_per_s"] and last["go"]["size"] == 5
+    assert last["evals_per_s"] > last["moves_per_s"] > 0 and last["go"]["evals_per_s"] > last["go"]["moves_per_s"] > 0
+    saved = json.loads(out_file.read_text())
+    chess, go = saved["fuseki"], saved["go_detail"]
+    assert (chess["game"], go["game"]) == ("chess", "go")
+    for side in (chess, go):  # the same settings on both sides: 2 games of 3 moves
+        assert side["moves"] == 6 and side["games"] == 2 and side["network_calls"] < side["evaluations"]
+        assert 0 < side["network_seconds"] <= side["seconds"]
+    assert saved["ratio_chess_vs_go"] == pytest.approx(chess["moves_per_s"] / go["moves_per_s"], abs=1e-3)
+    assert saved["command"].startswith("fuseki bench zero --game chess --size 5 ") and "--peers" not in saved["command"]
+    assert "chess (Python PUCT, python-chess)" in out and "chess / Go:" in out and "Traceback" not in out + err
+
+
 @pytest.mark.parametrize(
     "argv",
     [
+        ["bench", "zero", "--game", "chess", "--peers", "openspiel_mcts"],
+        ["bench", "zero", "--game", "chess", "--peer-moves", "3"],
+        ["bench", "mcts", "--game", "chess"],
         ["bench", "zero", "--device", "cuda"] if not torch.cuda.is_available() else ["bench", "zero", "--device", "vulkan"],
         ["bench", "zero", "--simulations", "0"],
         ["bench", "zero", "--parallel", "-1"],

@@ -228,6 +228,42 @@ def test_gumbel_root_spends_exactly_the_budget_by_sequential_halving(batch: int)
     assert second.visit_counts.sum() - second.reused_visits == 40  # a reused root: every simulation visits a child
 
 
+@pytest.mark.parametrize("simulations", [1, 2, 3])
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_fewer_simulations_than_leaves_or_gumbel_m_are_the_python_searchs(simulations: int, root: str) -> None:
+    """One simulation (the root's evaluation alone), fewer than m, fewer than the leaves a round: the same results,
+    the network's prior as the policy target and its value when no move was visited."""
+    evaluator = network(GO9)
+    state = random_line(GO9, 20, seed=3)[-1]
+    options = dict(simulations=simulations, batch_size=8, root=root, gumbel_m=16, dirichlet_epsilon=0.25, seed=5)
+    python, numba = both(GO9, evaluator, **options)
+    a, b = python.search(state), numba.search(state)
+    assert_same_result(a, b)
+    np.testing.assert_allclose(a.prior, b.prior, rtol=1e-6)
+    for r in (a, b):
+        target = r.policy_target()
+        assert np.isfinite(target).all() and target.sum() == pytest.approx(1.0, abs=1e-5)
+        assert r.move_distribution().sum() == pytest.approx(1.0)
+        assert r.visit_counts.sum() == simulations - 1
+    if simulations == 1:
+        priors, values = evaluator.evaluate([state])
+        legal = GO9.legal_mask(state)
+        np.testing.assert_allclose(a.move_distribution()[legal], priors[0][legal] / priors[0][legal].sum(), rtol=1e-5)
+        assert a.value == pytest.approx(float(values[0]), abs=1e-6)
+
+
+def test_self_play_with_one_simulation_makes_the_games_of_the_python_search() -> None:
+    game = GoGame(size=7, komi=7.5)
+    evaluator = network(game, seed=3)
+    config = dict(simulations=1, leaves_per_game=4, parallel=2, temperature_moves=6, max_moves=30, resign_threshold=-0.95)
+    python, _ = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="python"), seed=7, judge=capped_judge(game))
+    numba, _ = play_games(game, evaluator, 3, SelfPlayConfig(**config, engine="numba"), seed=7, judge=capped_judge(game))
+    for a, b in zip(python, numba, strict=True):
+        assert a.moves == b.moves and a.winner == b.winner and a.resigned == b.resigned
+        np.testing.assert_allclose(a.pi, b.pi, rtol=1e-5, atol=1e-7)
+        assert np.isfinite(b.pi).all()
+
+
 def halving_counts(m: int, n: int) -> list[int]:
     """The visits sequential halving gives each of ``m`` actions over ``n`` simulations."""
     counts = [0] * m

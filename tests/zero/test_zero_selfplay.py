@@ -130,3 +130,54 @@ def test_capped_go_games_are_counted() -> None:
         assert g.winner == judge(state) == 1  # two stones each: komi decides
         assert g.z.tolist() == [-1.0, 1.0, -1.0, 1.0]
     assert stats.wins == (0, 2)
+
+
+@pytest.mark.parametrize(
+    ("simulations", "root", "leaves", "reuse"),
+    [
+        (1, "puct", 1, True),
+        (1, "puct", 8, False),
+        (1, "gumbel", 8, True),
+        (2, "puct", 8, False),
+        (2, "gumbel", 4, True),
+        (3, "gumbel", 4, False),
+    ],
+)
+def test_any_number_of_simulations_gives_valid_targets(simulations: int, root: str, leaves: int, reuse: bool) -> None:
+    """One simulation (only the root's evaluation), fewer than the Gumbel root's m, more leaves than simulations:
+    every move is drawn or chosen, every target a distribution over the legal moves (once NaN)."""
+    game = make_game("tictactoe")
+    evaluator = network_evaluator(game)
+    config = SelfPlayConfig(
+        simulations=simulations,
+        leaves_per_game=leaves,
+        root=root,
+        gumbel_m=16,  # more than the simulations
+        temperature_moves=4,
+        reuse=reuse,
+        resign_threshold=-0.99,
+        no_resign_share=0.5,
+        parallel=3,
+    )
+    games, stats = play_games(game, evaluator, 6, config, seed=1)
+    assert stats.games == 6 and stats.evaluations > 0
+    for g in games:
+        state = game.initial_state()
+        for k, move in enumerate(g.moves):
+            legal = game.legal_mask(state)
+            assert np.isfinite(g.pi[k]).all() and g.pi[k].sum() == pytest.approx(1.0, abs=1e-5)
+            assert np.all(g.pi[k][~legal] == 0)
+            if simulations == 1:
+                # no move visited: the target is the network's own prior (no noise), the search is the network alone
+                priors, _ = evaluator.evaluate([state])
+                np.testing.assert_allclose(g.pi[k][legal], priors[0][legal] / priors[0][legal].sum(), rtol=1e-5, atol=1e-6)
+            state = state.play(move)
+    assert len({tuple(g.moves) for g in games}) > 1  # the first moves are drawn, also from a prior alone
+
+
+def test_one_simulation_resigns_on_the_networks_value() -> None:
+    """With one simulation the root value is the network's (it used to read 0, so nobody ever resigned)."""
+    game = make_game("tictactoe")
+    config = SelfPlayConfig(simulations=1, resign_threshold=-0.8, no_resign_share=0.0, parallel=4)
+    games, stats = play_games(game, BlackIsLost(game), 4, config, seed=4)
+    assert stats.resigned == 4 and all(g.resigned == 0 and g.moves == [] for g in games)

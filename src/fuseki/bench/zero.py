@@ -36,6 +36,16 @@ machine may be shared), and the ratio of both. ``--device cuda`` runs our
 side's network on the GPU (the peer stays on the CPU: one position at a time
 is its design); ``--device cuda`` without a GPU is an error, not a silent CPU
 run. ``--precision bf16`` runs both sides' network under bfloat16 autocast.
+
+**Chess** (``--game chess``, issue 20): the same self-play of ``fuseki zero
+train chess`` (the Python PUCT, python-chess's moves, AlphaZero's 119 planes
+and 4,672 actions, threefold repetition and the 50-move rule ending games)
+with a network of the same ``--blocks`` × ``--channels`` (random weights from
+``--seed``), the same simulations, games at once, leaves and moves a game
+from the start position; and, in the same run, Go at ``--size`` with those
+settings, so that the two figures stand side by side on the same machine at
+the same moment. There is no peer for chess. The time spent in the forward
+passes is kept for both, so the report says what bounds each game.
 """
 
 from __future__ import annotations
@@ -53,6 +63,8 @@ from fuseki.bench import common
 from fuseki.bench.common import INSTALL, PeerUnavailable, dist_version, fmt_rate, fmt_ratio, machine_info, ratio
 
 PEERS = ("openspiel_mcts",)
+#: The games the bench plays (``--game``).
+GAMES = ("go", "chess")
 KOMI = 7.5
 #: The issue's target: our self-play moves per second over OpenSpiel's MCTSBot's, 9x9.
 TARGET_RATIO = 20.0
@@ -81,29 +93,65 @@ class Config:
     peers: tuple[str, ...] = PEERS
     #: Moves the peer plays; None: as many as ours (a GPU run with thousands of games at once may cap it).
     peer_moves: int | None = None
+    #: ``"go"``: ours beside OpenSpiel's MCTSBot; ``"chess"``: chess self-play beside Go's (see the module notes).
+    game: str = "go"
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
+        if self.game == "chess" and self.peers:
+            raise ValueError(f"bench zero --game chess has no peer (OpenSpiel's MCTSBot is measured on Go); got {', '.join(self.peers)}")
 
 
-def build_network(size: int, blocks: int, channels: int, seed: int) -> Any:
-    """The bench's fixed network: the Zero network for ``go`` at ``size``, random weights from ``seed``."""
+def make_bench_game(name: str, size: int) -> Any:
+    """The game the bench plays: Go at ``size`` (komi 7.5), or chess as ``fuseki zero train chess`` plays it."""
+    from fuseki.games import make_game
+
+    if name == "chess":
+        # Threefold repetition and the 50-move rule end games, as in the loop's chess self-play.
+        return make_game("chess", claim_draws=True)
+    return make_game("go", size=size, komi=KOMI)
+
+
+def build_network(size: int, blocks: int, channels: int, seed: int, game: str = "go") -> Any:
+    """The bench's fixed network: the Zero network for ``game`` (Go at ``size``), random weights from ``seed``."""
     import torch
 
     from fuseki.agents.zero_agent import build_zero_network
-    from fuseki.games.go import GoGame
 
     torch.manual_seed(seed)
-    return build_zero_network(GoGame(size=size, komi=KOMI), blocks, channels).eval()
+    return build_zero_network(make_bench_game(game, size), blocks, channels).eval()
 
 
 # ---- ours ---------------------------------------------------------------------
 
 
-def run_fuseki(config: Config, network: Any) -> dict[str, Any]:
-    """``parallel`` self-play games of ``moves`` moves; their counts and rates."""
-    from fuseki.games.go import GoGame
+class _TimedBatcher:
+    """Wraps an evaluator's batcher to add up the seconds of its forward passes (the answers come
+    back as numpy arrays, so a GPU's work is finished when the call returns)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    def __call__(self, planes: np.ndarray, masks: np.ndarray) -> Any:
+        t = time.perf_counter()
+        try:
+            return self.inner(planes, masks)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+
+def run_fuseki(config: Config, network: Any, game_name: str = "go") -> dict[str, Any]:
+    """``parallel`` self-play games of ``moves`` moves of ``game_name``; their counts and rates.
+
+    Go runs on the Numba search; chess on the Python PUCT (its only engine),
+    as ``fuseki zero train`` plays each.
+    """
     from fuseki.search.evaluators import NetworkEvaluator
     from fuseki.zero.selfplay import SelfPlayConfig, play_games
 
-    game = GoGame(size=config.size, komi=KOMI)
+    game = make_bench_game(game_name, config.size)
     evaluator = NetworkEvaluator(
         game, network, device=config.device, max_batch=max(256, config.parallel * config.batch), precision=config.precision
     )
@@ -114,20 +162,25 @@ def run_fuseki(config: Config, network: Any) -> dict[str, Any]:
         max_moves=config.moves,
         root=config.root,
         gumbel_m=config.gumbel_m,
-        engine="numba",
+        engine="numba" if game_name == "go" else "python",
     )
     # Warm-up: compile the kernels and let torch pick its convolution code.
     play_games(game, evaluator, 2, dataclasses.replace(sp, parallel=2, max_moves=2, simulations=8), seed=config.seed + 1)
+    timed = _TimedBatcher(evaluator.batcher)
+    evaluator.batcher = timed  # type: ignore[assignment]  # the same call, timed
     cpu = time.process_time()
     games, stats = play_games(game, evaluator, config.parallel, sp, seed=config.seed)
     cpu = time.process_time() - cpu
     return {
+        "game": game_name,
         "moves": stats.moves,
         "games": stats.games,
         "evaluations": stats.evaluations,
         "network_calls": stats.network_calls,
         "seconds": stats.seconds,
         "cpu_seconds": cpu,
+        "network_seconds": timed.seconds,
+        "network_share": timed.seconds / stats.seconds if stats.seconds > 0 else None,
         "moves_per_s": stats.moves / stats.seconds,
         "evals_per_s": stats.evaluations / stats.seconds,
         "cpu_moves_per_s": stats.moves / cpu if cpu > 0 else None,
@@ -318,6 +371,8 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
 
     device = select_device(config.device)  # --device cuda without a GPU fails here, before any measuring
     torch.set_num_threads(1)
+    if config.game == "chess":
+        return run_chess(config, str(device), progress)
     network = build_network(config.size, config.blocks, config.channels, config.seed)
     if progress:
         progress(f"fuseki: {config.parallel} games x {config.moves} moves at {config.simulations} simulations on {device}")
@@ -338,6 +393,7 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
     peer_rate = peer["moves_per_s"] if peer else None
     result: dict[str, Any] = {
         "size": config.size,
+        "game": "go",
         "moves_per_s": ours["moves_per_s"],
         "evals_per_s": ours["evals_per_s"],
         "peers": {"openspiel_mcts": peer_rate},
@@ -350,32 +406,68 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
             "met": None if peer_rate is None else ours["moves_per_s"] >= TARGET_RATIO * peer_rate,
         },
         "settings": {
-            "simulations": config.simulations,
-            "network": f"dual residual {config.blocks} blocks x {config.channels} filters, random weights (seed {config.seed})",
-            "moves_per_game": config.moves,
-            "parallel": config.parallel,
-            "batch": config.batch,
-            "device": str(device),
-            "root": config.root,
-            "gumbel_m": config.gumbel_m,
-            "precision": config.precision,
-            "komi": KOMI,
-            "threads": 1,
-            "seed": config.seed,
+            **_settings(config, str(device)),
             "uct_c": UCT_C,
             "peer_cache": CACHE,
             "peer_moves": config.peer_moves,
         },
         "peer_notes": notes,
-        "machine": machine_info(),
-        "source": common.source_info({"search_modified": "src/fuseki/search", "zero_modified": "src/fuseki/zero"}),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        **_provenance(),
     }
     return result
 
 
+def _settings(config: Config, device: str) -> dict[str, Any]:
+    return {
+        "simulations": config.simulations,
+        "network": f"dual residual {config.blocks} blocks x {config.channels} filters, random weights (seed {config.seed})",
+        "moves_per_game": config.moves,
+        "parallel": config.parallel,
+        "batch": config.batch,
+        "device": device,
+        "root": config.root,
+        "gumbel_m": config.gumbel_m,
+        "precision": config.precision,
+        "komi": KOMI,
+        "threads": 1,
+        "seed": config.seed,
+    }
+
+
+def _provenance() -> dict[str, Any]:
+    return {
+        "machine": machine_info(),
+        "source": common.source_info({"search_modified": "src/fuseki/search", "zero_modified": "src/fuseki/zero"}),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def run_chess(config: Config, device: str, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Chess self-play, then Go's with the same settings in the same run (see the module notes)."""
+    if progress:
+        progress(f"chess: {config.parallel} games x {config.moves} moves at {config.simulations} simulations on {device}")
+    chess = run_fuseki(config, build_network(config.size, config.blocks, config.channels, config.seed, "chess"), "chess")
+    if progress:
+        progress(f"go {config.size}x{config.size}: the same settings, for the figure beside chess")
+    go = run_fuseki(config, build_network(config.size, config.blocks, config.channels, config.seed, "go"), "go")
+    return {
+        "game": "chess",
+        "moves_per_s": chess["moves_per_s"],
+        "evals_per_s": chess["evals_per_s"],
+        "go": {"size": config.size, "moves_per_s": go["moves_per_s"], "evals_per_s": go["evals_per_s"]},
+        "ratio_chess_vs_go": ratio(chess["moves_per_s"], go["moves_per_s"]),
+        "ratio_chess_vs_go_cpu": ratio(chess["cpu_moves_per_s"], go["cpu_moves_per_s"]),
+        "fuseki": chess,
+        "go_detail": go,
+        "settings": {**_settings(config, device), "size": config.size, "chess": "ChessGame(claim_draws=True), from the start position"},
+        **_provenance(),
+    }
+
+
 def format_report(result: dict[str, Any]) -> str:
     """The result as a readable table (no JSON)."""
+    if result.get("game") == "chess":
+        return format_chess_report(result)
     s, ours = result["settings"], result["fuseki"]
     lines = [
         f"fuseki bench zero: {result['size']}x{result['size']} self-play, {s['network']}, {s['simulations']} simulations a move, "
@@ -415,4 +507,38 @@ def format_report(result: dict[str, Any]) -> str:
             f"ratio: {fmt_ratio(result['ratio_vs_openspiel'])} wall, {fmt_ratio(result['ratio_vs_openspiel_cpu'])} CPU time "
             f"(target {t['ratio']:g}x: {'met' if t['met'] else 'not met'})"
         )
+    return "\n".join(lines)
+
+
+def format_chess_report(result: dict[str, Any]) -> str:
+    """A ``--game chess`` result as a readable table: chess and Go side by side."""
+    s = result["settings"]
+    lines = [
+        f"fuseki bench zero --game chess: self-play, {s['network']}, {s['simulations']} simulations a move, "
+        f"{s['moves_per_game']} moves a game, {s['precision']}, one torch thread, on {s['device']}, {s['parallel']} games at once, "
+        f"{s['batch']} leaves a game per round",
+        "",
+    ]
+    rows = []
+    for label, d in (
+        ("chess (Python PUCT, python-chess)", result["fuseki"]),
+        (f"Go {s['size']}x{s['size']} (Numba trees)", result["go_detail"]),
+    ):
+        share = d["network_share"]
+        rows.append(
+            [
+                label,
+                d["moves"],
+                fmt_rate(d["moves_per_s"]),
+                fmt_rate(d["evals_per_s"]),
+                fmt_rate(d["cpu_moves_per_s"]),
+                f"{d['positions_per_call']:.0f}",
+                "-" if share is None else f"{100 * share:.0f} %",
+            ]
+        )
+    lines += common.format_table(
+        ["", "moves", "moves/s", "evals/s", "moves/CPU-s", "positions/pass", "in the network"], rows, right=[1, 2, 3, 4, 5, 6]
+    )
+    lines.append("")
+    lines.append(f"chess / Go: {fmt_ratio(result['ratio_chess_vs_go'])} wall, {fmt_ratio(result['ratio_chess_vs_go_cpu'])} CPU time")
     return "\n".join(lines)

@@ -6,6 +6,7 @@
     fuseki bench rules --size 19 --repeats 5 --save
     fuseki bench mcts --size 9 --json             # ~15 s: three MCTS configurations and dlgo's MCTSAgent
     fuseki bench zero --size 9 --json             # ~2-4 min: Zero self-play beside OpenSpiel's MCTSBot
+    fuseki bench zero --game chess --json         # chess self-play beside Go's, the same settings
     fuseki bench alphago --model DIR --seconds 3  # AlphaGo's search (simulations, evaluations) beside the MCTS engine
 
 ``rules`` plays uniform-random games (pass included, at most 2 x area plies)
@@ -33,7 +34,11 @@ evaluator that runs the same network on one position at a time, the same
 number of moves (games of ``--moves`` moves). It prints moves and network
 evaluations per second and the ratio; the last line with ``--json`` is
 ``{"size": 9, "moves_per_s": ..., "evals_per_s": ..., "peers": {"openspiel_mcts": ...}}``
-followed by the details.
+followed by the details. ``--game chess`` plays chess self-play (the Python
+PUCT on python-chess, a network of the same blocks x filters) and, in the same
+run, Go with the same settings, for the figure beside it; no peer. Its last
+line is ``{"game": "chess", "moves_per_s": ..., "evals_per_s": ..., "go":
+{"size": 9, "moves_per_s": ..., "evals_per_s": ...}}``.
 
 ``alphago`` searches the empty board with the MCTS engine alone and with
 AlphaGo's search on the model folder ``--model DIR`` (λ = 0.5, 0 and 1, and
@@ -121,6 +126,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="zero: both sides' forward pass in float32 or under bfloat16 autocast (default fp32)")
     zero.add_argument("--gumbel-m", type=int, default=None,
                       help=f"zero: actions the Gumbel root considers (default {ZERO_DEFAULTS['gumbel_m']})")
+    zero.add_argument("--game", default=None, choices=("go", "chess"),
+                      help="zero: go (beside OpenSpiel's MCTSBot) or chess (beside Go with the same settings, "
+                           "in the same run; no peer) (default go)")
     parser.add_argument("--model", metavar="DIR", default=None,
                         help="alphago: the model folder (`fuseki alphago train --out DIR`; default the shipped one)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
@@ -186,11 +194,13 @@ def _report(module: Any, result: dict[str, Any], command: str, args: argparse.Na
     return 0
 
 
-def _write(result: dict[str, Any], args: argparse.Namespace, last_line: dict[str, Any] | None = None) -> None:
-    """Write ``result`` where asked; with ``--json`` print it (or ``last_line``, a summary) as the last line."""
+def _write(result: dict[str, Any], args: argparse.Namespace, last_line: dict[str, Any] | None = None,
+           name: str | None = None) -> None:
+    """Write ``result`` where asked (``--save``: ``name``, default NAME_SIZE, under benchmarks/results);
+    with ``--json`` print it (or ``last_line``, a summary) as the last line."""
     targets = []
     if args.save:
-        targets.append(results_dir() / f"{args.benchmark}_{args.size}.json")
+        targets.append(results_dir() / f"{name or f'{args.benchmark}_{args.size}'}.json")
     if args.out:
         targets.append(Path(args.out))
     for path in targets:
@@ -242,20 +252,31 @@ def run_zero(args: argparse.Namespace) -> int:
     if args.jit_cold:
         raise UserError("--jit-cold does not apply to bench zero")
     options = _zero_options(args)
-    peers = _parse_peers(args.peers, "zero")
+    game = args.game or "go"
+    if game == "chess":
+        if args.peers:
+            raise UserError("bench zero --game chess has no peer: OpenSpiel's MCTSBot is measured on Go")
+        if args.peer_moves is not None:
+            raise UserError("--peer-moves does not apply to bench zero --game chess")
+        peers: tuple[str, ...] = ()
+    else:
+        peers = _parse_peers(args.peers, "zero")
 
     from fuseki.bench import zero as bench_zero
     from fuseki.util.errors import FusekiError
 
     if args.peer_moves is not None and not 1 <= args.peer_moves <= 100_000:
         raise UserError(f"--peer-moves must be from 1 to 100000, got {args.peer_moves}")
-    config = bench_zero.Config(size=args.size, seed=args.seed, peers=peers, peer_moves=args.peer_moves, **options)
-    parts = ["fuseki", "bench", "zero", "--size", str(args.size), "--seed", str(args.seed)]
+    config = bench_zero.Config(size=args.size, seed=args.seed, peers=peers, peer_moves=args.peer_moves, game=game,
+                               **options)
+    parts = ["fuseki", "bench", "zero", *(["--game", "chess"] if game == "chess" else []), "--size", str(args.size),
+             "--seed", str(args.seed)]
     for name in ZERO_DEFAULTS:
         parts += [f"--{name.replace('_', '-')}", str(options[name])]
     if args.peer_moves is not None:
         parts += ["--peer-moves", str(args.peer_moves)]
-    parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
+    if game == "go":
+        parts += ["--peers", ",".join(peers)] if peers else ["--no-peers"]
     if args.json:
         parts.append("--json")
     if args.save:
@@ -268,10 +289,15 @@ def run_zero(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     result["command"] = shlex.join(parts)
     print(bench_zero.format_report(result))
-    # The last line is the four figures the issue asks for; the file has everything.
-    summary = {"size": result["size"], "moves_per_s": result["moves_per_s"], "evals_per_s": result["evals_per_s"],
-               "peers": result["peers"]}
-    _write(result, args, summary)
+    # The last line is the four figures the issue asks for (chess: its two beside Go's); the file has everything.
+    if game == "chess":
+        summary = {"game": "chess", "moves_per_s": result["moves_per_s"], "evals_per_s": result["evals_per_s"],
+                   "go": result["go"]}
+        _write(result, args, summary, name=f"zero_chess_{args.size}")
+    else:
+        summary = {"size": result["size"], "moves_per_s": result["moves_per_s"], "evals_per_s": result["evals_per_s"],
+                   "peers": result["peers"]}
+        _write(result, args, summary)
     return 0
 
 
@@ -309,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--size must be from {MIN_SIZE} to {MAX_SIZE}, got {args.size}")
     if args.benchmark == "zero":
         return run_zero(args)
-    used = [name for name in (*ZERO_DEFAULTS, "peer_moves") if getattr(args, name) is not None]
+    used = [name for name in (*ZERO_DEFAULTS, "peer_moves", "game") if getattr(args, name) is not None]
     if args.benchmark == "alphago":
         used = [name for name in used if name != "device"]  # alphago has a --device of its own
     if used:

@@ -250,6 +250,13 @@ class PUCTResult(UCTResult):
     float ``(num_actions,)`` with the root's visits (including those reused
     from an earlier search); ``value`` is the root's mean value in [-1, 1]
     for the player to move.
+
+    A search of one simulation on a fresh root spends it on the root's own
+    evaluation and visits no move: then the search is the network alone,
+    and the result says so consistently: the move of highest prior, the
+    network's value as ``value``, and its prior (``prior``, without root
+    noise) as the policy target and as the distribution to draw a move from
+    (:meth:`move_distribution`).
     """
 
     visit_counts: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), repr=False)
@@ -257,6 +264,8 @@ class PUCTResult(UCTResult):
     reused_visits: int = 0
     #: With the Gumbel root: the improved policy over all actions (float64), the policy target.
     improved: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    #: The network's prior at the root over all actions (float64, no root noise); None for a finished game.
+    prior: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
     def pi(self, temperature: float = 1.0) -> np.ndarray:
         """The visit distribution with ``temperature`` (see :func:`visit_distribution`)."""
@@ -267,8 +276,20 @@ class PUCTResult(UCTResult):
         policy with the Gumbel root, else the visit distribution (τ = 1)."""
         if self.improved is not None:
             return self.improved.astype(np.float32)
-        total = self.visit_counts.sum()
-        return (self.visit_counts / total).astype(np.float32)
+        return self._visits_or_prior().astype(np.float32)
+
+    def move_distribution(self) -> np.ndarray:
+        """What a move is drawn from at τ = 1, float64 over all actions: the visit distribution,
+        or the prior when the search visited no move (one simulation on a fresh root)."""
+        return self._visits_or_prior()
+
+    def _visits_or_prior(self) -> np.ndarray:
+        total = float(self.visit_counts.sum())
+        if total > 0:
+            return self.visit_counts / total
+        if self.prior is None or not self.prior.sum() > 0:
+            raise ValueError("the search visited no move and has no prior (a finished game has no policy)")
+        return self.prior / self.prior.sum()
 
 
 def visit_distribution(counts: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -682,8 +703,11 @@ class PUCT:
             best = max(range(len(root.moves)), key=lambda i: (root.n[i], root.prior[i], -i))
             move = root.moves[best]
         total = root.n.sum()
-        value = float(root.w.sum() / total) if total > 0 else 0.0
-        return PUCTResult(move, done, seconds, stats, None, counts, value, reused, improved)
+        # No move visited (one simulation on a fresh root): the network's own value.
+        value = float(root.w.sum() / total) if total > 0 else float(root.raw_value)
+        prior = np.zeros(self.game.num_actions)
+        prior[root.actions] = root.clean_prior
+        return PUCTResult(move, done, seconds, stats, None, counts, value, reused, improved, prior)
 
 
 def puct_search(game: Game, state: Any, evaluator: Evaluator, **options: Any) -> PUCTResult:

@@ -332,8 +332,6 @@ def _move(
     """Record the position, resign or play the chosen move; the finished game, or None while it goes on."""
     state = g.state
     player = int(state.current_player)
-    counts = result.visit_counts
-    total = counts.sum()
     g.planes.append(game.planes(state))
     g.pi.append(result.policy_target())
     g.players.append(player)
@@ -344,7 +342,9 @@ def _move(
         if g.no_resign and g.would_resign is None:
             g.would_resign = player
     if len(g.moves) < config.temperature_moves:
-        action = int(g.rng.choice(len(counts), p=counts / total))
+        # The visit distribution; the prior when one simulation visited no move (PUCTResult's notes).
+        p = result.move_distribution()
+        action = int(g.rng.choice(len(p), p=p))
         move = game.index_to_move(state, action)
     else:
         move = result.move  # the most visited; with the Gumbel root, sequential halving's choice (noise included)

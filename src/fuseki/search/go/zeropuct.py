@@ -508,9 +508,13 @@ class GoPUCT:
         else:
             best = max(range(k), key=lambda i: (n[i], prior[i], -i))
         total = n.sum()
-        value = float(w.sum() / total) if total > 0 else 0.0
+        # No move visited (one simulation on a fresh root): the network's own value (as PUCT._result).
+        value = float(w.sum() / total) if total > 0 else float(f.tv[g, 0])
+        clean = np.zeros(self.game.num_actions)
+        noised = self.config.root == "puct" and self.config.dirichlet_epsilon > 0 and self._clean is not None and len(self._clean) == k
+        clean[actions] = self._clean if noised else prior
         seconds = time.perf_counter() - job.started
-        return PUCTResult(moves[best], int(f.ss[g, Z.S_DONE]), seconds, stats, None, counts, value, job.reused, improved)
+        return PUCTResult(moves[best], int(f.ss[g, Z.S_DONE]), seconds, stats, None, counts, value, job.reused, improved, clean)
 
     def search(self, state: GoGameState, simulations: int | None = None) -> PUCTResult:
         """Run ``simulations`` new simulations from ``state`` with this search's evaluator (``PUCT.search``)."""
