@@ -93,7 +93,8 @@ Q_PASS_PRIOR = 7  # prior of pass (after the opponent's pass: Q_PASS_PRIOR_AFTER
 Q_PASS_PRIOR_AFTER = 8
 Q_DEPTH = 9  # longest path in the tree (the book's ``depth``)
 Q_CAPTURE, Q_PAT3, Q_SA, Q_SA_RANDOM = 10, 11, 12, 13  # heavy playout probabilities
-NPARAMS = 14
+Q_LADDER_NODES = 14  # positions one ladder read of a heavy playout may visit (the MCTS engine's playout_ladder_nodes)
+NPARAMS = 15
 
 MAX_DEPTH = 512
 HIST = 8  # moves of history a queued position carries (for the "turns since" planes)
@@ -229,6 +230,10 @@ def simulate(
     scores: np.ndarray,
     amaf: np.ndarray,
     cand: np.ndarray,
+    kinds: np.ndarray,
+    cols: np.ndarray,
+    rmoves: np.ndarray,
+    rwork: np.ndarray,
 ) -> tuple[int, int]:
     """Run up to ``count`` simulations; stop early when the evaluation queue (``qbufs``) is full.
 
@@ -336,7 +341,23 @@ def simulate(
                 diff = float(policy_rollout(work, last2, budget, w6, wr, ws, points, scores))
             elif mode == 1:
                 amaf[:] = 0
-                heavy_playout(work, budget, amaf, last2, prm[Q_CAPTURE], prm[Q_PAT3], prm[Q_SA], prm[Q_SA_RANDOM], cand, 0)
+                heavy_playout(
+                    work,
+                    budget,
+                    amaf,
+                    last2,
+                    prm[Q_CAPTURE],
+                    prm[Q_PAT3],
+                    prm[Q_SA],
+                    prm[Q_SA_RANDOM],
+                    cand,
+                    0,
+                    kinds,
+                    cols,
+                    rmoves,
+                    rwork,
+                    int(prm[Q_LADDER_NODES]),
+                )
                 diff = float(playout_score(work))
             else:
                 amaf[:] = 0

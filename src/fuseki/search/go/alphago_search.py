@@ -46,6 +46,7 @@ import numpy as np
 
 from fuseki.go import kernels as K
 from fuseki.search.go import agtree as A
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.search.go.rollout_policy import RolloutPolicy
 from fuseki.util.errors import InputError
 
@@ -116,6 +117,7 @@ class AlphaGoConfig:
         p[A.Q_DEPTH] = self.depth
         p[A.Q_CAPTURE], p[A.Q_PAT3] = heavy.p_capture, heavy.p_pat3
         p[A.Q_SA], p[A.Q_SA_RANDOM] = heavy.p_selfatari, heavy.p_selfatari_random
+        p[A.Q_LADDER_NODES] = heavy.playout_ladder_nodes if heavy.ladders else 0
         return p
 
 
@@ -214,6 +216,8 @@ class AlphaGoSearch:
         self._scores = np.zeros(n2 + 1, dtype=np.float64)
         self._amaf = np.zeros(np_, dtype=np.int32)
         self._cand = np.zeros(8 * np_, dtype=np.int32)
+        self._kinds = np.zeros(8, dtype=np.int64)  # the heavy playout's move kinds (counted, not reported here)
+        self._ladder = reader_stack(size, depth=min(READER_DEPTH, 4 * size))
         self._reset_tree()
 
     @staticmethod
@@ -345,6 +349,8 @@ class AlphaGoSearch:
                     self._scores,
                     self._amaf,
                     self._cand,
+                    self._kinds,
+                    *self._ladder,
                 )
                 done += ran
                 if self._banned_sig != self._root_sig and self._ti[0, A.A_FIRST] >= 0:

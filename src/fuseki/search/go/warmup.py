@@ -40,9 +40,10 @@ def _warm_zero() -> None:
     for root in ("puct", "gumbel"):
         search = GoPUCT.single(game, UniformEvaluator(game), PUCTConfig(simulations=16, batch_size=2, root=root, gumbel_noise=True))
         state = game.initial_state()
-        result = search.search(state)
-        search.advance(result.move)  # exercises compact()
-        search.search(state.play(result.move))
+        move = search.search(state).move
+        assert move is not None  # a fresh 5x5 board always has a move
+        search.advance(move)  # exercises compact()
+        search.search(state.play(move))
 
 
 def _warm_alphago(state: object) -> None:
