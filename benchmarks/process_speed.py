@@ -57,8 +57,22 @@ def main() -> int:
         if out.exists():
             shutil.rmtree(out)
         cmd = [
-            sys.executable, "-m", "fuseki", "data", "process", str(case["source"]), "--encoder", str(case["encoder"]),
-            "--size", str(case["size"]), "--out", str(out), "--workers", str(args.workers), "--quiet", "--json",
+            sys.executable,
+            "-m",
+            "fuseki",
+            "data",
+            "process",
+            str(case["source"]),
+            "--encoder",
+            str(case["encoder"]),
+            "--size",
+            str(case["size"]),
+            "--out",
+            str(out),
+            "--workers",
+            str(args.workers),
+            "--quiet",
+            "--json",
         ]
         if case["games"] is not None:
             cmd += ["--games", str(case["games"])]
@@ -86,8 +100,12 @@ def main() -> int:
             "summary": summary,
         }
         results.append(row)
-        print(f"{case['name']}: {summary.get('games_per_second')} games/s wall, {row['games_per_cpu_second']} games/CPU-s, "
-              f"{summary.get('bytes_per_position')} bytes/position", file=sys.stderr, flush=True)
+        print(
+            f"{case['name']}: {summary.get('games_per_second')} games/s wall, {row['games_per_cpu_second']} games/CPU-s, "
+            f"{summary.get('bytes_per_position')} bytes/position",
+            file=sys.stderr,
+            flush=True,
+        )
         if not args.keep:
             shutil.rmtree(out)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -244,7 +244,8 @@ def format_results(results: Sequence[dict[str, Any]], data: dict[str, Any] | Non
         best = r.get("best_test_top1") or {}
         best_text = f"{_pct(best.get('test_top1'))} ({best.get('epoch')})" if best else "-"
         lines.append(
-            f"| {r['listing']} | `{r['network']}` | {r.get('encoder', 'oneplane')} | {r['optimizer']}, {r['batch_size']} | {r['epochs']} ({r['book_epochs']}) "
+            f"| {r['listing']} | `{r['network']}` | {r.get('encoder', 'oneplane')} | {r['optimizer']}, {r['batch_size']} "
+            f"| {r['epochs']} ({r['book_epochs']}) "
             f"| {_pct(final.get('train_top1'))} | {_pct(final.get('test_top1'))} | {_pct(final.get('test_top5'))} "
             f"| {best_text} | {r.get('seconds', 0):.0f} s | {r['book_data']} | {r['book_result']} |"
         )
