@@ -58,8 +58,8 @@ $PYTHON -c "import torch, numba, sgfmill, safetensors, matplotlib; print('torch'
 cat "$OUT/versions.txt" >> "$OUT/log.txt"; rm -f "$OUT/versions.txt"
 if [ "$DEVICE" = cuda ] && ! grep -q "cuda True" "$OUT/log.txt"; then log "torch sees no GPU"; exit 3; fi
 
-mkdir -p "$(dirname $ARCHIVE)"
-[ -f $ARCHIVE ] || cp .fox/games.tar.xz $ARCHIVE
+[ -f $ARCHIVE ] || { mkdir -p "$(dirname $ARCHIVE)" && cp .fox/games.tar.xz $ARCHIVE; } || { log "cannot write $ARCHIVE"; exit 2; }
+[ "$(sha256sum $ARCHIVE | cut -d' ' -f1)" = "$ARCHIVE_SHA256" ] || { log "$ARCHIVE is not .fox/games.tar.xz"; exit 2; }
 log "archive $ARCHIVE sha256 $ARCHIVE_SHA256"
 
 # 1. The shards (a warm machine still has them: process resumes and keeps every finished shard).
@@ -83,7 +83,7 @@ timeout --signal=KILL $((LEFT + 60)) $PYTHON -m fuseki train supervised "$SHARDS
     --net-option blocks="$BLOCKS" --net-option channels="$CHANNELS" --optimizer adam --lr "$LR" --weight-decay 0.0001 \
     --schedule cosine --epochs "$EPOCHS" --max-batches "$BATCHES" --batch-size "$BATCH" --augment --precision "$PRECISION" \
     --device "$DEVICE" --seed 0 --out $RUN --resume --max-minutes "$MINUTES" --json \
-    > "$OUT/summary.json.tmp" 2> >(grep -v " batch " >> "$OUT/log.txt")
+    > "$OUT/summary.json.tmp" 2> >(grep --line-buffered -v " batch " >> "$OUT/log.txt")
 log "trainer exit status $?"
 tail -1 "$OUT/summary.json.tmp" > "$OUT/summary.json"; rm -f "$OUT/summary.json.tmp"
 

@@ -15,6 +15,7 @@ set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 DATA=${FOX9D:-/work/shared/data/fox-9d}
 WHEELS=${WHEELS:-/work/main/.whl}
+RESULTS=${RESULTS:-benchmarks/results/fox_policy_gpu}
 
 case "${1:-}" in
 prep)
@@ -27,13 +28,13 @@ prep)
 collect)
     FILES=${2:?give the files_at folder of the call}
     ls "$FILES"/checkpoint.part-* >/dev/null 2>&1 || { echo "fox_policy_prep: no checkpoint in $FILES" >&2; exit 1; }
-    mkdir -p .fox/run benchmarks/results/fox_policy_gpu
+    mkdir -p .fox/run "$RESULTS"
     rm -f .fox/run/checkpoint.part-* .fox/run/checkpoint.pt
     cp "$FILES"/checkpoint.part-* .fox/run/
     for f in summary.json metrics.csv curves.png log.txt process.json; do
-        [ -f "$FILES/$f" ] && cp "$FILES/$f" benchmarks/results/fox_policy_gpu/
+        if [ -f "$FILES/$f" ]; then cp "$FILES/$f" "$RESULTS/"; fi
     done
-    cat benchmarks/results/fox_policy_gpu/summary.json
+    cat "$RESULTS/summary.json"
     ;;
 *)
     echo "usage: $0 prep | collect FILES_AT" >&2
