@@ -78,6 +78,7 @@ def test_the_result_holds_what_an_agent_file_needs(shards, tmp_path):
     assert result.parameters == sum(p.numel() for p in result.model.parameters())
     json.dumps(result.summary())
     json.dumps(result.provenance())
+    assert result.provenance()["sources"] == [str((shards.parent / "games").resolve())]  # the games' origin
     again = TrainResult.from_checkpoint(result.checkpoint)
     x = torch.rand(4, 1, 9, 9)
     with torch.no_grad():

@@ -312,6 +312,7 @@ def _provenance(config: dict[str, Any], data: dict[str, Any], history: list[dict
         "fuseki_version": __version__,
         "network": config.get("network"),
         "shards": data.get("shards"),
+        "sources": data.get("sources"),
         "split_sha256": data.get("split_sha256"),
         "train_positions": data.get("train_positions"),
         "optimizer": config.get("optimizer"),
@@ -570,6 +571,8 @@ def train_supervised(
         "feature_shape": [int(v) for v in manifest["feature_shape"]],
         "num_moves": int(manifest["num_moves"]),
         "split_sha256": manifest.get("split_sha256"),
+        # where the games came from (a model trained on licensed data names its source in its metadata)
+        "sources": [str(v) for v in manifest.get("sources") or []],
         "train_positions": len(train_set),
         "complete": bool(manifest.get("complete")),
     }
