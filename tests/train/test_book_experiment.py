@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
 from sgf_corpus import write_games  # noqa: E402
 
 from fuseki.cli import main  # noqa: E402
-from fuseki.train.book_experiment import BOOK_ROWS, format_results, run_book_experiment  # noqa: E402
+from fuseki.train.book_experiment import BOOK_ROWS, format_results, run_book_experiment, shards_folder  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +41,10 @@ def test_experiment_writes_results_and_resumes(corpus: Path, tmp_path: Path) -> 
     assert all(r["epochs"] == 1 and r["book_epochs"] > 1 for r in results)
     assert {"process", "processed", "row", "start", "epoch"} <= {e["event"] for e in events}
     saved = json.loads((out / "results.json").read_text())
-    assert saved["data"]["encoder"] == "oneplane" and saved["data"]["board_size"] == 7
+    assert saved["data"]["encoders"] == ["oneplane"] and saved["data"]["board_size"] == 7
     assert saved["data"]["train_games"] + saved["data"]["test_games"] == 20
     table = (out / "results.md").read_text()
-    assert "| 6.14 | `fc` | sgd, 64 | 1 (15) |" in table and "`small` | adadelta, 128" in table
+    assert "| 6.14 | `fc` | oneplane | sgd, 64 | 1 (15) |" in table and "`small` | oneplane | adadelta, 128" in table
     assert (out / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # Run again with one more epoch allowed: the finished epoch is kept, only the new one is trained.
@@ -56,6 +56,24 @@ def test_experiment_writes_results_and_resumes(corpus: Path, tmp_path: Path) -> 
     assert starts and starts[0]["start_epoch"] == 1 and starts[0]["resumed"]
     assert again[0]["history"][0] == results[0]["history"][0]
     assert len(again[0]["history"]) == 2
+
+
+def test_rows_with_other_encoders_train_on_the_same_games(corpus: Path, tmp_path: Path) -> None:
+    # Listing 8.9 trains `large` on the seven-plane encoder; section 7.4 offers sevenplane and simple.
+    rows = {row.key: row for row in BOOK_ROWS}
+    assert rows["large-adadelta"].encoder == "sevenplane" and rows["small-simple"].encoder == "simple"
+    out = tmp_path / "book"
+    results = run_book_experiment(
+        corpus, out, size=7, rows=["small-adadelta", "small-sevenplane"], max_epochs=1, max_batches=1, seed=3,
+        test_fraction=0.25,
+    )
+    assert [r["encoder"] for r in results] == ["oneplane", "sevenplane"]
+    one = json.loads((shards_folder(out, "oneplane") / "split.json").read_text())
+    seven = json.loads((shards_folder(out, "sevenplane") / "split.json").read_text())
+    assert one == seven and len(one["train"]) + len(one["test"]) == 20  # the same games and split for both
+    assert json.loads((shards_folder(out, "sevenplane") / "manifest.json").read_text())["feature_shape"] == [7, 7, 7]
+    assert results[0]["train_positions"] == results[1]["train_positions"]
+    assert "| `small` | sevenplane | adadelta, 128 |" in (out / "results.md").read_text()
 
 
 def test_format_results_shows_the_books_figure_beside_ours() -> None:

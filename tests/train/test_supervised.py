@@ -78,6 +78,7 @@ def test_the_result_holds_what_an_agent_file_needs(shards, tmp_path):
     assert result.parameters == sum(p.numel() for p in result.model.parameters())
     json.dumps(result.summary())
     json.dumps(result.provenance())
+    assert result.provenance()["sources"] == [str((shards.parent / "games").resolve())]  # the games' origin
     again = TrainResult.from_checkpoint(result.checkpoint)
     x = torch.rand(4, 1, 9, 9)
     with torch.no_grad():
@@ -179,6 +180,24 @@ def test_a_checkpoint_from_before_augment_existed_resumes_as_unaugmented(shards,
     assert train_supervised(tiny(shards, out, epochs=2, resume=True)).epochs == 2
 
 
+def test_max_minutes_stops_between_epochs_and_resume_finishes_the_same_run(shards, tmp_path):
+    whole = train_supervised(tiny(shards, tmp_path / "whole"))
+    assert whole.stopped is None and whole.summary()["stopped"] is None
+    # A budget shorter than any epoch: each call trains exactly one epoch (the first always runs), then stops.
+    events: list[dict] = []
+    first = train_supervised(tiny(shards, tmp_path / "cut", max_minutes=1e-6), progress=events.append)
+    assert first.epochs == 1 and first.stopped == "max_minutes"
+    assert first.summary()["planned_epochs"] == 3
+    assert [e["epoch"] for e in events if e["event"] == "stop"] == [1]
+    second = train_supervised(tiny(shards, tmp_path / "cut", max_minutes=1e-6, resume=True))
+    assert second.epochs == 2 and second.stopped == "max_minutes"
+    last = train_supervised(tiny(shards, tmp_path / "cut", max_minutes=60, resume=True))
+    assert last.epochs == 3 and last.stopped is None
+    assert without_timing(last.metrics) == without_timing(whole.metrics)
+    a, b = whole.model.state_dict(), last.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_learning_rate_schedules_are_applied(shards, tmp_path):
     result = train_supervised(
         tiny(shards, tmp_path / "run", optimizer="sgd", lr=0.1, schedule="step", step_epochs=1, gamma=0.5)
@@ -226,6 +245,7 @@ def test_command_trains_resumes_and_prints_json(shards, tmp_path, capsys):
         (["--network", "fc", "--net-option", "layers=3"], "cannot be built"),
         (["--network", "fc", "--optimizer", "adam", "--momentum", "0.5"], "momentum"),
         (["--network", "fc", "--schedule", "cosine", "--min-lr", "5"], "min lr"),
+        (["--network", "fc", "--precision", "bf16", "--device", "cpu"], "needs a CUDA device"),
     ],
 )
 def test_bad_settings_exit_2_with_one_line(shards, tmp_path, capsys, argv, message):
@@ -252,6 +272,8 @@ def test_asking_for_a_missing_gpu_exits_2(shards, tmp_path, capsys):
         ["--network", "fc", "--batch-size", "0"],
         ["--network", "fc", "--optimizer", "rmsprop"],
         ["--network", "fc", "--net-option", "novalue"],
+        ["--network", "fc", "--max-minutes", "0"],
+        ["--network", "fc", "--precision", "fp16"],
         [],  # --network is required
     ],
 )

@@ -144,6 +144,13 @@ def _add_supervised_arguments(parser: argparse.ArgumentParser) -> None:
         help="train each position under a random one of the board's 8 rotations and reflections",
     )
     parser.add_argument("--tensorboard", action="store_true", help="also log to DIR/tensorboard (needs tensorboard)")
+    parser.add_argument(
+        "--max-minutes", type=_positive_float, default=None, metavar="M",
+        help="stop before an epoch that would end past M minutes of this call; --resume goes on",
+    )
+    parser.add_argument(
+        "--precision", default="fp32", choices=("fp32", "bf16"), help="bf16: autocast on CUDA (default fp32)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
 
@@ -166,6 +173,11 @@ def _progress_line(network: str, event: dict[str, Any]) -> str:
             f"{event['steps_per_epoch']} batches an epoch"
             + (f"; resuming after epoch {event['start_epoch']}" if event["resumed"] else "")
             + ("" if event["complete"] else "; warning: the shard folder is incomplete (its processing stopped)")
+        )
+    if kind == "stop":
+        return (
+            f"stopping after epoch {event['epoch']}/{event['epochs']}: the next one would pass --max-minutes "
+            f"({event['seconds']:.0f} s so far); --resume goes on"
         )
     if kind == "batch":
         return (
@@ -214,6 +226,8 @@ def _run_supervised(args: argparse.Namespace) -> int:
         window=args.window,
         keep_checkpoints=args.keep_checkpoints,
         augment=args.augment,
+        max_minutes=args.max_minutes,
+        precision=args.precision,
     )
 
     def progress(event: dict[str, Any]) -> None:
@@ -238,6 +252,8 @@ def _run_supervised(args: argparse.Namespace) -> int:
             f"last epoch: train top-1 {_pct(final['train_top1'])}, test top-1 {_pct(final['test_top1'])}, "
             f"test top-5 {_pct(final['test_top5'])}, test loss {_num(final['test_loss'])}"
         )
+    if result.stopped:
+        print(f"stopped early ({result.stopped}) after epoch {result.epochs} of {config.epochs}; --resume goes on")
     print(f"checkpoint {summary['checkpoint']}, metrics {summary['metrics_csv']}, curves {summary['curves_png']}")
     return 0
 
@@ -249,6 +265,9 @@ supervised = types.SimpleNamespace(add_arguments=_add_supervised_arguments, run=
 # ---- fuseki train book ---------------------------------------------------------------------
 
 
+_test_fraction = float_type(lambda v: 0 < v < 1, "must be above 0 and below 1")
+
+
 def _add_book_arguments(parser: argparse.ArgumentParser) -> None:
     from fuseki.train.book_experiment import BOOK_ROWS
 
@@ -256,6 +275,10 @@ def _add_book_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="runs/book", metavar="DIR", help="output folder (default runs/book)")
     parser.add_argument("--size", type=int_at_least(5), default=9, help="board size of the games (default 9)")
     parser.add_argument("--games", type=int_at_least(2), default=None, help="games to sample (default: all)")
+    parser.add_argument(
+        "--test-fraction", type=_test_fraction, default=0.1, metavar="F",
+        help="share of the sampled games held out for testing (default 0.1)",
+    )
     parser.add_argument(
         "--rows", default=None, metavar="A,B",
         help="the set-ups to train, from " + ", ".join(r.key for r in BOOK_ROWS) + " (default: all)",
@@ -280,11 +303,11 @@ def _run_book(args: argparse.Namespace) -> int:
             return
         kind = event["event"]
         if kind == "process":
-            line = f"encoding {event['corpus']} with oneplane"
+            line = f"encoding {event['corpus']} with {event['encoder']}"
         elif kind == "processed":
             summary = event["summary"]
             line = (
-                f"{summary['train_games']} train and {summary['test_games']} test games, "
+                f"{event['encoder']}: {summary['train_games']} train and {summary['test_games']} test games, "
                 f"{summary['positions']:,} positions, {summary['skipped']} skipped ({event['seconds']} s)"
             )
         elif kind == "row":
@@ -296,6 +319,7 @@ def _run_book(args: argparse.Namespace) -> int:
     try:
         results = run_book_experiment(
             args.corpus, args.out, size=args.size, games=args.games, rows=rows, max_epochs=args.max_epochs,
+            test_fraction=args.test_fraction,
             seed=args.seed, workers=args.workers, device=args.device, max_batches=args.max_batches, progress=progress,
         )
     except ProcessError as e:

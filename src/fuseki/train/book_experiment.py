@@ -4,7 +4,8 @@ The book trains its networks on different data sets in different chapters:
 the fully connected net and the ch. 6 CNN on 9×9 MCTS self-play positions
 (listings 6.14 and 6.25), the ``small`` CNN on 100 KGS games with SGD
 (listings 7.21-7.22) and then with Adagrad and Adadelta (listings 7.27 and
-7.28), and ``large`` with Adadelta (listing 8.9). Its figures are therefore
+7.28), the richer encoders of section 7.4 (``sevenplane``, ``simple``), and
+``large`` with Adadelta on the seven-plane encoder (listing 8.9). Its figures are therefore
 not comparable with each other, and the ch. 7 "test" figure is measured on
 training data (see docs/training.md).
 
@@ -12,8 +13,10 @@ training data (see docs/training.md).
 9×9 games with a clean split by game, so that the networks can be compared
 with each other and with the book's figure for each listing:
 
-1. the games are sampled and encoded with the book's ``oneplane`` encoder
-   (:func:`fuseki.data.processor.process_games`; resumable);
+1. the games are sampled once and encoded with each encoder the chosen rows
+   use (:func:`fuseki.data.processor.process_games`; resumable): the same
+   games and the same split for every encoder, so the rows differ only in
+   what the book's listings change;
 2. each listing's network is trained with that listing's optimiser, batch
    size and number of epochs (:func:`fuseki.train.supervised.train_supervised`;
    resumable, one folder per row). ``max_epochs`` caps the long ones (the
@@ -39,7 +42,7 @@ from fuseki.data.processor import process_games
 from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.errors import InputError
 
-__all__ = ["BOOK_ROWS", "BookRow", "format_results", "plot_book_curves", "run_book_experiment"]
+__all__ = ["BOOK_ROWS", "BookRow", "format_results", "plot_book_curves", "run_book_experiment", "shards_folder"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +61,8 @@ class BookRow:
     book_test_top1: float | None = None
     lr: float | None = None
     net_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: The listing's encoder: ``oneplane`` (ch. 6-7), ``sevenplane`` or ``simple`` (section 7.4, listing 8.9).
+    encoder: str = "oneplane"
 
 
 #: The book's set-ups, in the order of the chapters. The figures are the book's (ch. 6-8).
@@ -86,10 +91,30 @@ BOOK_ROWS: tuple[BookRow, ...] = (
         "100 KGS games, 19×19", "no figure (the book recommends it over SGD)",
     ),
     BookRow(
+        "small-sevenplane", "7.4, 7.28", "small", "adadelta", 128, 5,
+        "KGS games, 19×19", "no figure ('can significantly improve the model's performance')",
+        encoder="sevenplane",
+    ),
+    BookRow(
+        "small-simple", "7.4, 7.28", "small", "adadelta", 128, 5,
+        "KGS games, 19×19", "no figure ('can significantly improve the model's performance')",
+        encoder="simple",
+    ),
+    BookRow(
+        "medium-adadelta", "7.3 (medium.py)", "medium", "adadelta", 128, 5,
+        "KGS games, 19×19", "no figure (the network is offered, never trained in the text)",
+    ),
+    BookRow(
         "large-adadelta", "8.9", "large", "adadelta", 128, 20,
-        "100 KGS games, 19×19", "no figure (the bot of ch. 8)",
+        "100 KGS games, 19×19, SevenPlaneEncoder", "no figure (the bot of ch. 8)",
+        encoder="sevenplane",
     ),
 )
+
+
+def shards_folder(out: str | os.PathLike[str], encoder: str) -> Path:
+    """Where :func:`run_book_experiment` keeps the shards of one encoder (``shards`` for oneplane, as before)."""
+    return Path(out) / ("shards" if encoder == "oneplane" else f"shards-{encoder}")
 
 
 def _rows(keys: Sequence[str] | None) -> list[BookRow]:
@@ -132,19 +157,22 @@ def run_book_experiment(
     emit = progress or (lambda event: None)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    shards = out_dir / "shards"
-    t0 = time.perf_counter()
-    emit({"event": "process", "corpus": str(corpus), "games": games})
-    processed = process_games(
-        [corpus], shards, encoder="oneplane", size=size, games=games,
-        test_fraction=test_fraction, seed=seed, workers=workers,
-    )
-    emit({"event": "processed", "summary": processed, "seconds": round(time.perf_counter() - t0, 1)})
+    processed_by_encoder: dict[str, dict[str, Any]] = {}
+    for encoder in dict.fromkeys(row.encoder for row in chosen):
+        t0 = time.perf_counter()
+        emit({"event": "process", "corpus": str(corpus), "games": games, "encoder": encoder})
+        processed_by_encoder[encoder] = process_games(
+            [corpus], shards_folder(out_dir, encoder), encoder=encoder, size=size, games=games,
+            test_fraction=test_fraction, seed=seed, workers=workers,
+        )
+        emit({"event": "processed", "encoder": encoder, "summary": processed_by_encoder[encoder],
+              "seconds": round(time.perf_counter() - t0, 1)})
     results: list[dict[str, Any]] = []
     for row in chosen:
+        processed = processed_by_encoder[row.encoder]
         epochs = row.epochs if max_epochs is None else min(row.epochs, max_epochs)
         config = TrainConfig(
-            shards=str(shards), network=row.network, out=str(out_dir / "runs" / row.key),
+            shards=str(shards_folder(out_dir, row.encoder)), network=row.network, out=str(out_dir / "runs" / row.key),
             net_options=dict(row.net_options), optimizer=row.optimizer, lr=row.lr,
             batch_size=row.batch_size, epochs=epochs, seed=seed, device=device, resume=True,
             max_batches=max_batches,
@@ -157,6 +185,7 @@ def run_book_experiment(
                 "row": row.key,
                 "listing": row.listing,
                 "network": row.network,
+                "encoder": row.encoder,
                 "optimizer": row.optimizer,
                 "lr": trained.config.get("lr"),
                 "batch_size": row.batch_size,
@@ -170,16 +199,19 @@ def run_book_experiment(
                 "book_data": row.book_data,
                 "book_result": row.book_result,
                 "book_test_top1": row.book_test_top1,
+                "train_positions": trained.data.get("train_positions"),
+                "test_positions": (trained.final or {}).get("test_positions"),
             }
         )
         data = {
             "corpus": str(corpus),
-            "encoder": "oneplane",
+            "encoders": list(processed_by_encoder),
             "board_size": size,
             "train_positions": trained.data.get("train_positions"),
             "train_games": processed.get("train_games"),
             "test_games": processed.get("test_games"),
             "positions": processed.get("positions"),
+            "skipped": processed.get("skipped"),
             "device": trained.device,
         }
         write_json_atomic(out_dir / "results.json", {"data": data, "rows": results})
@@ -197,22 +229,23 @@ def format_results(results: Sequence[dict[str, Any]], data: dict[str, Any] | Non
     lines = []
     if data:
         lines.append(
-            f"Data: {data.get('corpus')}, {data.get('encoder')} encoder, {data.get('board_size')}×"
+            f"Data: {data.get('corpus')}, {data.get('board_size')}×"
             f"{data.get('board_size')}, {data.get('train_games')} training and {data.get('test_games')} test games "
             f"(split by game), {data.get('train_positions')} training positions; device {data.get('device')}."
         )
         lines.append("")
     lines.append(
-        "| listing | network | optimizer, batch | epochs (book) | train top-1 | test top-1 | test top-5 "
+        "| listing | network | encoder | optimizer, batch | epochs (book) | train top-1 | test top-1 | test top-5 "
         "| best test top-1 (epoch) | time | the book's data | the book's result |"
     )
-    lines.append("|---|---|---|---|---:|---:|---:|---:|---:|---|---|")
+    lines.append("|---|---|---|---|---|---:|---:|---:|---:|---:|---|---|")
     for r in results:
         final = r.get("final") or {}
         best = r.get("best_test_top1") or {}
         best_text = f"{_pct(best.get('test_top1'))} ({best.get('epoch')})" if best else "-"
         lines.append(
-            f"| {r['listing']} | `{r['network']}` | {r['optimizer']}, {r['batch_size']} | {r['epochs']} ({r['book_epochs']}) "
+            f"| {r['listing']} | `{r['network']}` | {r.get('encoder', 'oneplane')} | {r['optimizer']}, {r['batch_size']} "
+            f"| {r['epochs']} ({r['book_epochs']}) "
             f"| {_pct(final.get('train_top1'))} | {_pct(final.get('test_top1'))} | {_pct(final.get('test_top5'))} "
             f"| {best_text} | {r.get('seconds', 0):.0f} s | {r['book_data']} | {r['book_result']} |"
         )
@@ -234,8 +267,9 @@ def plot_book_curves(path: str | os.PathLike[str], results: Sequence[dict[str, A
         if not history:
             continue
         color = f"C{i % 10}"
+        label = f"{r['listing']} {r['network']} ({r['optimizer']}, {r.get('encoder', 'oneplane')})"
         ax.plot([m["epoch"] for m in history], [100 * m["test_top1"] for m in history],
-                marker="o", markersize=3, color=color, label=f"{r['listing']} {r['network']} ({r['optimizer']})")
+                marker="o", markersize=3, color=color, label=label)
         if r.get("book_test_top1") is not None:
             ax.axhline(100 * r["book_test_top1"], color=color, linestyle=":", linewidth=1)
     ax.set_xlabel("epoch")
