@@ -30,6 +30,7 @@ from fuseki.bench.scoring_set import ScoringGame
 from fuseki.go.ownership import dead_stones
 from fuseki.go.state import Color, GameState, Move
 from fuseki.engines.gtp_client import GtpClient, GtpError
+from fuseki.search.go.final_status import heavy_dead_stones
 from fuseki.util.errors import InputError
 from fuseki.util.stats import wilson_interval
 
@@ -156,10 +157,17 @@ def _plain(state: GameState) -> tuple[str, list]:
     return state.score().result, []
 
 
+def _after(state: GameState) -> tuple[str, list]:
+    """The estimate of issue 21 (GTP ``final_score``): heavy playouts, Benson, the strict seki rule."""
+    dead = heavy_dead_stones(state, seed=0)
+    return state.score(dead=dead).result, dead
+
+
 #: name -> function(final state) -> (result string, dead points).
 ESTIMATORS: dict[str, Callable[[GameState], tuple[str, list]]] = {
     "plain": _plain,
     "before": _before,
+    "after": _after,
 }
 
 

@@ -32,10 +32,14 @@ from fuseki.search.go.playouts import heavy_playout
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
 
-__all__ = ["HEAVY_PLAYOUTS", "heavy_dead_stones", "heavy_final_status", "heavy_ownership"]
+__all__ = ["HEAVY_PLAYOUTS", "OPEN_THRESHOLD", "heavy_count", "heavy_dead_stones", "heavy_final_status", "heavy_ownership"]
 
 #: Playouts per estimate: enough that the answer no longer changes with the seed on the test set.
 HEAVY_PLAYOUTS = 1000
+
+#: An open point (empty, touching both colours after the dead stones are removed) counts for the side
+#: whose mean heavy-playout ownership of it is at least this; nearer 0 it stays dame.
+OPEN_THRESHOLD = 0.2
 
 _R_BS, _R_WS, _R_BA, _R_WA = K.R_BLACK_STONE, K.R_WHITE_STONE, K.R_BLACK_AREA, K.R_WHITE_AREA
 
@@ -83,9 +87,15 @@ def heavy_ownership(state: "GameState", *, playouts: int = HEAVY_PLAYOUTS, seed:
 
 
 def _masks(state: "GameState", playouts: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    alive, dead, seki, _, _ = _estimate(state, playouts, seed)
+    return alive, dead, seki
+
+
+def _estimate(state: "GameState", playouts: int, seed: int | None) -> tuple[np.ndarray, ...]:
+    """``(alive, dead, seki, seki_points, ownership)`` masks and map of a position."""
     stones = np.asarray(state.stones())
     alive_b = benson_alive(state)
-    seki, _ = _seki_mask(stones, alive_b, strict=True)
+    seki, seki_pts = _seki_mask(stones, alive_b, strict=True)
     own = heavy_ownership(state, playouts=playouts, seed=seed)
     chains, k = _labels(stones)
     dead = np.zeros(stones.shape, dtype=bool)
@@ -96,7 +106,7 @@ def _masks(state: "GameState", playouts: int, seed: int | None) -> tuple[np.ndar
         dead = ((stones == K.BLACK) & (m < 0)) | ((stones == K.WHITE) & (m > 0))
     dead &= ~alive_b & ~seki
     alive = (stones != K.EMPTY) & ~dead & ~seki
-    return alive, dead, seki
+    return alive, dead, seki, seki_pts, own
 
 
 def _points(mask: np.ndarray) -> list[Point]:
@@ -116,3 +126,32 @@ def heavy_final_status(state: "GameState", *, playouts: int = HEAVY_PLAYOUTS, se
 def heavy_dead_stones(state: "GameState", *, playouts: int = HEAVY_PLAYOUTS, seed: int | None = 0) -> list[Point]:
     """The dead stones by :func:`heavy_final_status`, sorted; pass them to ``state.score(dead=...)``."""
     return _points(_masks(state, playouts, seed)[1])
+
+
+def heavy_count(
+    state: "GameState", *, playouts: int = HEAVY_PLAYOUTS, seed: int | None = 0, open_threshold: float = OPEN_THRESHOLD
+) -> tuple[float, list[Point]]:
+    """Black's area minus White's (komi included) and the dead stones: the count GTP ``final_score`` gives.
+
+    The dead stones are removed and the area counted as by
+    ``GameState.score``; then each *open* point, an empty point of a region
+    that still touches both colours (a border the players left open when
+    they passed), counts for the side that owns it in the heavy playouts
+    (mean ownership at least ``open_threshold``), as a referee who plays
+    the game out would find (GNU Go's ``final_score`` plays the aftermath).
+    Seki points stay dame.
+    """
+    _, dead, _, seki_pts, own = _estimate(state, playouts, seed)
+    dead_points = _points(dead)
+    score = state.score(dead=dead_points)
+    reg = np.asarray(score.regions)
+    openp = ~np.isin(reg, (_R_BS, _R_WS, _R_BA, _R_WA)) & ~seki_pts
+    extra = int((openp & (own >= open_threshold)).sum()) - int((openp & (own <= -open_threshold)).sum())
+    return float(score.margin + extra), dead_points
+
+
+def margin_result(margin: float) -> str:
+    """``"B+3.5"``, ``"W+0.5"`` or ``"0"``: a margin as GTP and SGF write it."""
+    if margin == 0:
+        return "0"
+    return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
