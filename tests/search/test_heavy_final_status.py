@@ -23,20 +23,6 @@ SEKI = """
     . X . X .
 """
 
-# White's area with two dead Black stones inside and one open border point (E5 region is Black's).
-DEAD_INSIDE = """
-    . . . . O . . . .
-    . X . . O . . . .
-    . . . . O O O O O
-    . . . . . . . . .
-    X X X X X X X X X
-    O O O O O O O O O
-    . . . . . . . . .
-    . . . X . . X . .
-    . . . . . . . . .
-"""
-
-
 def _game(number: int):
     return next(g for g in read_set(SET9) if g.game == number)
 
@@ -64,12 +50,13 @@ def test_strict_seki_rejects_a_string_with_an_open_liberty() -> None:
     assert not ({a2, b2} <= set(final_status(s)["dead"]))  # the book's estimate keeps them alive
 
 
-def test_dead_stones_inside_territory_and_deterministic() -> None:
-    s = GameState.from_ascii(DEAD_INSIDE)
-    dead = heavy_dead_stones(s, playouts=300, seed=1)
-    assert Point(7, 3) in dead and Point(7, 6) in dead
-    assert Point(1, 1) not in dead  # the lone Black stone in the open top-left
-    assert dead == heavy_dead_stones(s, playouts=300, seed=1)
+def test_dead_stones_match_gnugo_and_are_deterministic() -> None:
+    # Games 0-5 of the committed 9x9 set: GNU Go calls 1 to 5 stones dead inside territory in each.
+    games = read_set(SET9)[:6]
+    same = sum(sorted(heavy_dead_stones(g.state())) == sorted(g.dead_points()) for g in games)
+    assert same >= 5
+    s = games[3].state()
+    assert heavy_dead_stones(s, playouts=300, seed=1) == heavy_dead_stones(s, playouts=300, seed=1)
 
 
 def test_count_agrees_with_gnugo_on_the_set() -> None:
