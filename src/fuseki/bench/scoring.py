@@ -22,14 +22,19 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fuseki.agents import make_agent
+from fuseki.bench.scoring_set import ScoringGame
 from fuseki.go.ownership import dead_stones
 from fuseki.go.state import Color, GameState, Move
 from fuseki.engines.gtp_client import GtpClient, GtpError
+from fuseki.search.go.final_status import heavy_dead_stones
+from fuseki.util.errors import InputError
+from fuseki.util.stats import wilson_interval
 
-__all__ = ["GNUGO", "play_random_game", "score_agreement"]
+__all__ = ["ESTIMATORS", "GNUGO", "play_random_game", "score_agreement", "set_agreement"]
 
 #: The referee command (the Debian package's binary).
 GNUGO = "/usr/games/gnugo --mode gtp --chinese-rules"
@@ -136,3 +141,83 @@ def _colors_of(state: GameState) -> list[bool]:
     """True for Black, per move from the root (moves alternate; handicap games start with White)."""
     first_black = state.root().next_player is Color.BLACK
     return [(k % 2 == 0) == first_black for k in range(state.move_number)]
+
+
+# ---- the test set of games stopped before settled (fuseki.bench.scoring_set) ----
+
+
+def _before(state: GameState) -> tuple[str, list]:
+    """Today's estimate (until issue 21): 200 book playouts, Benson, the seki heuristic, ``GameState.score``."""
+    dead = dead_stones(state, playouts=200, seed=0)
+    return state.score(dead=dead).result, dead
+
+
+def _plain(state: GameState) -> tuple[str, list]:
+    """Every stone alive (Tromp-Taylor), for reference."""
+    return state.score().result, []
+
+
+def _after(state: GameState) -> tuple[str, list]:
+    """The estimate of issue 21 (GTP ``final_score``): heavy playouts, Benson, the strict seki rule."""
+    dead = heavy_dead_stones(state, seed=0)
+    return state.score(dead=dead).result, dead
+
+
+#: name -> function(final state) -> (result string, dead points).
+ESTIMATORS: dict[str, Callable[[GameState], tuple[str, list]]] = {
+    "plain": _plain,
+    "before": _before,
+    "after": _after,
+}
+
+
+def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[str, Any]:
+    """Each estimator's agreement with GNU Go on a scoring set: results and dead strings.
+
+    Per estimator: ``same_winner`` and ``same_score`` (exact result) with
+    their 95 % Wilson intervals, ``dead_games`` (games whose dead stones are
+    exactly GNU Go's ``final_status_list dead``), ``ms_per_game`` (the
+    estimate alone), and the first 10 disagreements.
+    """
+    unknown = [n for n in names if n not in ESTIMATORS]
+    if unknown:
+        raise InputError(f"unknown estimator(s) {', '.join(unknown)}; choose from {', '.join(ESTIMATORS)}")
+    states = [g.state() for g in games]
+    out: dict[str, Any] = {
+        "games": len(games),
+        "size": sorted({g.size for g in games}),
+        "reference": "GNU Go 3.8 final_score / final_status_list dead (default level, Chinese rules)",
+        "gnugo_dead_stones": sum(len(g.gnugo_dead) for g in games),
+        "games_with_dead": sum(1 for g in games if g.gnugo_dead),
+        "estimators": {},
+    }
+    for name in names:
+        fn = ESTIMATORS[name]
+        winner = exact = dead_ok = 0
+        seconds = 0.0
+        bad: list[dict[str, Any]] = []
+        for g, state in zip(games, states):
+            t0 = time.perf_counter()
+            result, dead = fn(state)
+            seconds += time.perf_counter() - t0
+            ours, theirs = _norm(result), _norm(g.gnugo_score)
+            winner += _winner(ours) == _winner(theirs)
+            exact += ours == theirs
+            same_dead = sorted(dead) == sorted(g.dead_points())
+            dead_ok += same_dead
+            if (ours != theirs or not same_dead) and len(bad) < 10:
+                bad.append({"game": g.game, "ours": ours, "gnugo": theirs, "dead": len(dead), "gnugo_dead": len(g.gnugo_dead)})
+        n = max(len(games), 1)
+        out["estimators"][name] = {
+            "same_winner": winner,
+            "same_winner_pct": round(100 * winner / n, 1),
+            "same_winner_ci95": [round(100 * x, 1) for x in wilson_interval(winner, len(games))],
+            "same_score": exact,
+            "same_score_pct": round(100 * exact / n, 1),
+            "same_score_ci95": [round(100 * x, 1) for x in wilson_interval(exact, len(games))],
+            "dead_games": dead_ok,
+            "dead_games_pct": round(100 * dead_ok / n, 1),
+            "ms_per_game": round(1000 * seconds / n, 1),
+            "disagreements": bad,
+        }
+    return out

@@ -235,8 +235,17 @@ def benson_alive(state: "GameState") -> np.ndarray:
 # ---- seki and final status ---------------------------------------------------
 
 
-def _seki_mask(stones: np.ndarray, protected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Strings in seki (mask) and the seki points (mask), by the mutual self-atari rule."""
+def _seki_mask(stones: np.ndarray, protected: np.ndarray, strict: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Strings in seki (mask) and the seki points (mask), by the mutual self-atari rule.
+
+    ``strict`` (the heavy-playout estimate of :mod:`fuseki.search.go.final_status`)
+    also asks that every liberty of a string in seki be a seki point or lie in
+    an empty region that only its own colour borders (its eye space), and that
+    every string at a seki point be such a string, repeated until nothing
+    changes. Without it a string with one mutual self-atari liberty and an
+    open one the opponent can approach (it is simply dead) counted as seki:
+    the most common error of the loose rule on the scoring test set.
+    """
     n = stones.shape[0]
     chains, k = _labels(stones)
     libs: dict[int, set[tuple[int, int]]] = {}
@@ -279,9 +288,42 @@ def _seki_mask(stones: np.ndarray, protected: np.ndarray) -> tuple[np.ndarray, n
                 continue
             seki_pts[r, c] = True
             seki_chains |= touching
+    if strict and seki_chains:
+        seki_chains = _strict_seki(stones, chains, libs, seki_pts, protected)
     if seki_chains:
         seki_str = np.isin(chains, list(seki_chains)) & (stones != K.EMPTY)
     return seki_str, seki_pts
+
+
+def _strict_seki(
+    stones: np.ndarray, chains: np.ndarray, libs: dict[int, set[tuple[int, int]]], seki_pts: np.ndarray, protected: np.ndarray
+) -> set[int]:
+    """The chains of the strict seki rule (see :func:`_seki_mask`); clears the seki points it drops."""
+    n = stones.shape[0]
+    empty_regions, _ = _labels(np.where(stones == K.EMPTY, 1, 0))
+    region_colors: dict[int, set[int]] = {}
+    for r in range(n):
+        for c in range(n):
+            if stones[r, c] == K.EMPTY:
+                cols = region_colors.setdefault(int(empty_regions[r, c]), set())
+                cols.update(int(stones[p]) for p in _neighbors(r, c, n) if stones[p] != K.EMPTY)
+    color_of = {int(chains[r, c]): int(stones[r, c]) for r in range(n) for c in range(n) if stones[r, c] != K.EMPTY}
+    while True:
+        ok: set[int] = set()
+        for ch, ls in libs.items():
+            color = color_of[ch]
+            if not any(seki_pts[p] for p in ls):
+                continue
+            if all(seki_pts[p] or region_colors[int(empty_regions[p])] == {color} for p in ls):
+                ok.add(ch)
+        changed = False
+        for r, c in zip(*np.nonzero(seki_pts)):
+            adj = {int(chains[p]) for p in _neighbors(int(r), int(c), n) if stones[p] != K.EMPTY and not protected[p]}
+            if not adj <= ok or len({color_of[a] for a in adj}) < 2:
+                seki_pts[r, c] = False
+                changed = True
+        if not changed:
+            return {ch for ch in ok if any(seki_pts[p] for p in libs[ch])}
 
 
 def _points(mask: np.ndarray) -> list[Point]:

@@ -80,6 +80,7 @@ from fuseki.go.sgf import GameRecord, RecordedMove, Setup, SgfError, load_sgf
 from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.gtp import analysis as A
 from fuseki.gtp.reader import MAX_LINE, LineReader
+from fuseki.search.go.final_status import heavy_final_status
 from fuseki.search.timecontrol import Budget, ClockState, TimeControl, TimeManager
 from fuseki.util.errors import InputError
 
@@ -164,8 +165,8 @@ class GtpEngine:
     ``ValueError``.
 
     ``dead_stones`` chooses the estimate that ``final_score`` and
-    ``final_status_list`` use: ``"playouts"`` (Benson, playout ownership and
-    the seki rule of :mod:`fuseki.go.ownership`) or ``"network"`` (the
+    ``final_status_list`` use: ``"playouts"`` (Benson, heavy-playout ownership
+    and the strict seki rule of :mod:`fuseki.search.go.final_status`) or ``"network"`` (the
     thesis's block classifier, :mod:`fuseki.deadstones.scorer`; its own model
     file with ``dead_stones_model``, else the shipped one). A bad choice or an
     unreadable model raises ``ValueError`` here, not at the end of a game.
@@ -191,6 +192,10 @@ class GtpEngine:
         #: (``ValueError``) rather than at the end of the first game.
         self.dead_stones = dead_stones
         self._final_status: FinalStatus = final_status_estimator(dead_stones, model=dead_stones_model)
+        if dead_stones == "playouts":
+            # The heavy-playout estimate with the strict seki rule (issue 21): it agrees with GNU Go's
+            # final_score on games stopped before settled where the book's playouts did not (docs/scoring.md).
+            self._final_status = heavy_final_status
 
         self.agent = agent
         self.rules = Rules.preset(rules) if isinstance(rules, str) else rules
