@@ -1,4 +1,4 @@
-"""Measure speed, with peers side by side (benchmarks: rules, mcts, alphago).
+"""Measure speed, with peers side by side (benchmarks: rules, mcts, zero, alphago).
 
 ::
 
