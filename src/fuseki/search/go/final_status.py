@@ -27,7 +27,9 @@ from numba import njit
 from fuseki.go import kernels as K
 from fuseki.go.coords import Point
 from fuseki.go.ownership import _labels, _seki_mask, benson_alive
+from fuseki.search.go.gomcts import MCTSConfig
 from fuseki.search.go.playouts import heavy_playout
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 
 if TYPE_CHECKING:
     from fuseki.go.state import GameState
@@ -46,7 +48,18 @@ _R_BS, _R_WS, _R_BA, _R_WA = K.R_BLACK_STONE, K.R_WHITE_STONE, K.R_BLACK_AREA, K
 
 @njit(cache=True)
 def _heavy_kernel(
-    buf: np.ndarray, playouts: int, max_moves: int, seed: int, p_capture: float, p_pat3: float, p_sa: float, p_sa_random: float
+    buf: np.ndarray,
+    playouts: int,
+    max_moves: int,
+    seed: int,
+    p_capture: float,
+    p_pat3: float,
+    p_sa: float,
+    p_sa_random: float,
+    cols: np.ndarray,
+    rmoves: np.ndarray,
+    rwork: np.ndarray,
+    ladder_nodes: int,
 ) -> np.ndarray:
     """``own[p]``: playouts Black owned p minus playouts White owned p, over ``playouts`` heavy playouts."""
     n = buf[K.M_N]
@@ -58,10 +71,11 @@ def _heavy_kernel(
     nodead = np.zeros(area, dtype=np.uint8)
     amaf = np.zeros(np_, dtype=np.int32)
     cand = np.zeros(8 * np_, dtype=np.int32)
+    kinds = np.zeros(8, dtype=np.int64)
     for _ in range(playouts):
         b = buf.copy()
         b[K.M_PASSES] = 0  # a finished game is played on: its dead stones get captured
-        heavy_playout(b, max_moves, amaf, -1, p_capture, p_pat3, p_sa, p_sa_random, cand, 0)
+        heavy_playout(b, max_moves, amaf, -1, p_capture, p_pat3, p_sa, p_sa_random, cand, 0, kinds, cols, rmoves, rwork, ladder_nodes)
         reg = K.region_map(b, nodead)
         for p in range(area):
             r = reg[p]
@@ -75,14 +89,18 @@ def _heavy_kernel(
 def heavy_ownership(state: "GameState", *, playouts: int = HEAVY_PLAYOUTS, seed: int | None = 0) -> np.ndarray:
     """Average final owner of each point over heavy playouts: ``(size, size)`` in [-1, 1] (+1 Black).
 
-    The move probabilities are the MCTS engine's defaults (capture 0.9,
-    patterns 0.95, self-atari rejected 0.9 / 0.5 for random moves).
+    The move probabilities and the ladder reads are the MCTS engine's defaults (capture 0.9,
+    patterns 0.95, self-atari rejected 0.9 / 0.5 for random moves; a ladder read in a playout
+    visits at most ``playout_ladder_nodes`` positions).
     """
     if playouts < 1:
         raise ValueError(f"playouts must be at least 1, got {playouts}")
     n = state.size
     s = -1 if seed is None else int(seed) & 0x7FFFFFFF
-    own = _heavy_kernel(state._buf, int(playouts), 4 * n * n + 100, s, 0.9, 0.95, 0.9, 0.5)
+    config = MCTSConfig()
+    cols, rmoves, rwork = reader_stack(n, depth=min(READER_DEPTH, 4 * n))
+    ladder_nodes = config.playout_ladder_nodes if config.ladders else 0
+    own = _heavy_kernel(state._buf, int(playouts), 4 * n * n + 100, s, 0.9, 0.95, 0.9, 0.5, cols, rmoves, rwork, ladder_nodes)
     return (own / float(playouts)).reshape(n, n)
 
 
