@@ -4,7 +4,10 @@
 replaced by :func:`fuseki.arena.loop.play_game` with :class:`GoPlugin`
 (same settings, same seeds): scored with dead stones removed, stopped at the
 move cap, and ended by resignation. The outcomes and the SGF bytes (the date
-aside) must not change.
+aside) must not change. When a player's engine changes on purpose, its
+reference games are played again with the same settings and seeds (the MCTS
+cases were, when issue 25 changed the heavy playouts); the random and
+uniform case still dates from before the loop.
 """
 
 from __future__ import annotations
