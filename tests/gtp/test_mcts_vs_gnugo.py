@@ -35,7 +35,7 @@ def test_mcts_beats_gnugo_level_1_in_most_games(
         [sys.executable, "-m", "fuseki", "gtp", "--bot", "mcts", "--playouts", "20000", "--seed", "7", "--log", str(log)]
     )
     code = main(["match", ours, f"{gnugo} --mode gtp --level 1 --seed 1", "--size", "9", "--games", "4"]
-                + ["--sgf-dir", str(out), "--json"])
+                + ["--sgf-dir", str(out), "--json", "--move-time", "120"])
     assert code == 0
     data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert data["games"] == 4 and data["forfeits"] == 0, data["results"]
