@@ -22,18 +22,14 @@ import sys
 import time
 from pathlib import Path
 
+from fuseki.bench.common import commit_of
+
 #: The figures compared, per benchmark: the key of the bench's last JSON line.
 KEYS = {
     "mcts": ("playouts_per_s", "cpu_playouts_per_s"),
     "rules": ("api_plies_per_s", "kernel_plies_per_s"),
     "zero": ("moves_per_s", "evals_per_s"),
 }
-
-
-def commit_of(tree: Path) -> str:
-    """The tree's HEAD commit (empty when it is not a git checkout)."""
-    out = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True, text=True)
-    return out.stdout.strip()
 
 
 def run_once(tree: Path, bench_args: list[str]) -> dict:
