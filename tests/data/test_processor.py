@@ -26,7 +26,7 @@ from fuseki.data.processor import (
     read_game,
     verify_shard,
 )
-from fuseki.data.sampler import Split
+from fuseki.data.sampler import Split, read_test_list
 from fuseki.util.runs import RunMismatch
 from fuseki.encoders import get_encoder
 from fuseki.go import Color, GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
@@ -419,3 +419,23 @@ def test_players_pattern_errors_are_one_line(tmp_path, capsys):
                  "--out", str(tmp_path / "o"), "--players", "level (9"]) == 2
     err = capsys.readouterr().err
     assert "bad players pattern 'level (9'" in err and "Traceback" not in err
+
+
+def test_a_copy_of_the_sources_elsewhere_gives_the_same_split_and_its_test_list(corpus, tmp_path):
+    import shutil
+
+    copy = tmp_path / "elsewhere" / "renamed"
+    shutil.copytree(corpus, copy)
+    a = process_games([corpus], tmp_path / "a", encoder="oneplane", size=9, test_fraction=0.3, seed=2)
+    b = process_games([copy], tmp_path / "b", encoder="oneplane", size=9, test_fraction=0.3, seed=2)
+    assert a["test_games"] == b["test_games"] > 0
+    sa = json.loads((tmp_path / "a" / "split.json").read_text())
+    sb = json.loads((tmp_path / "b" / "split.json").read_text())
+    assert sa["test_names"] == sb["test_names"] == [Path(g).name for g in sa["test"]]
+    assert [Path(g).name for g in sa["train"]] == [Path(g).name for g in sb["train"]]
+    # The first run's split file fixes the test set of a run on the copy.
+    fixed = process_games(
+        [copy], tmp_path / "c", encoder="oneplane", size=9, seed=5, test_games=read_test_list(tmp_path / "a" / "split.json")
+    )
+    sc = json.loads((tmp_path / "c" / "split.json").read_text())
+    assert sc["test_names"] == sa["test_names"] and sc["fixed_test"] and fixed["test_games"] == a["test_games"]

@@ -72,3 +72,35 @@ def test_errors():
 def test_short_pool_gives_smaller_sample():
     split = sample_games(IDS[:5], 100, test_fraction=0.0)
     assert (len(split.train), len(split.test)) == (5, 0)
+
+
+def test_portable_names_make_the_sample_independent_of_where_the_sources_lie():
+    names_here = {f"/home/a/kgs/KGS-2019.tar.bz2!2019/g-{i:04d}.sgf": f"KGS-2019.tar.bz2!2019/g-{i:04d}.sgf" for i in range(500)}
+    names_there = {f"/mnt/data/KGS-2019.tar.bz2!2019/g-{i:04d}.sgf": f"KGS-2019.tar.bz2!2019/g-{i:04d}.sgf" for i in range(500)}
+    here = sample_games(names_here, 100, test_fraction=0.2, seed=3, names=names_here)
+    there = sample_games(names_there, 100, test_fraction=0.2, seed=3, names=names_there)
+    assert [names_here[g] for g in here.train] == [names_there[g] for g in there.train]
+    assert [names_here[g] for g in here.test] == [names_there[g] for g in there.test]
+    # Without the names the two locations draw different games: the fix is not vacuous.
+    bare_here = sample_games(names_here, 100, test_fraction=0.2, seed=3)
+    bare_there = sample_games(names_there, 100, test_fraction=0.2, seed=3)
+    assert [names_here[g] for g in bare_here.test] != [names_there[g] for g in bare_there.test]
+
+
+def test_test_games_are_found_by_portable_name_and_an_ambiguous_name_is_refused():
+    names = {f"/x/{i}.sgf": f"{i}.sgf" for i in range(50)}
+    split = sample_games(names, 20, seed=1, test_games=["3.sgf", "/x/4.sgf"], names=names)
+    assert split.test == ("/x/3.sgf", "/x/4.sgf")
+    twins = {"/a/g.sgf": "g.sgf", "/b/g.sgf": "g.sgf", "/a/h.sgf": "h.sgf"}
+    with pytest.raises(ValueError, match="names 2 games"):
+        sample_games(twins, test_games=["g.sgf"], names=twins)
+    assert sample_games(twins, test_games=["/b/g.sgf"], names=twins).test == ("/b/g.sgf",)
+
+
+def test_a_split_file_gives_its_portable_test_names_and_a_broken_one_is_an_error(tmp_path):
+    path = tmp_path / "split.json"
+    path.write_text('{"train": [], "test": ["/x/1.sgf"], "test_names": ["1.sgf"]}')
+    assert read_test_list(path) == ["1.sgf"]
+    path.write_text('{"train": []}')
+    with pytest.raises(ValueError, match="not a split file"):
+        read_test_list(path)

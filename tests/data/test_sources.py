@@ -144,3 +144,17 @@ def test_game_reader_reads_any_order_from_files_zips_and_tars(tmp_path):
         assert [reader.read(g) for g in order] == [expected[g] for g in order]
         with pytest.raises(SourceError, match="no member"):
             reader.read(f"{zipped.resolve()}!games/ghost.sgf")
+
+
+def test_portable_names_leave_out_where_the_source_lies(tmp_path):
+    import tarfile
+
+    folder = tmp_path / "deep" / "games"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "a.sgf").write_bytes(b"(;SZ[9])")
+    with tarfile.open(folder / "pack.tar.gz", "w:gz") as tf:
+        tf.add(folder / "sub" / "a.sgf", arcname="in/b.sgf")
+    refs = list_games([folder])
+    assert [r.portable for r in refs] == ["pack.tar.gz!in/b.sgf", "sub/a.sgf"]
+    assert all(r.id.startswith(str(folder)) for r in refs)
+    assert [r.portable for r in list_games([folder / "pack.tar.gz", folder / "sub" / "a.sgf"])] == ["pack.tar.gz!in/b.sgf", "a.sgf"]

@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--test-games",
         metavar="FILE",
-        help="a fixed test set: split.json of an earlier run, or one game id a line",
+        help="a fixed test set: split.json of an earlier run, or one game id or portable name a line",
     )
     parser.add_argument(
         "--max-bytes", type=int_at_least(1), default=1 << 20, help="skip SGF files larger than this (default 1 MiB)"

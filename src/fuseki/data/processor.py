@@ -547,9 +547,15 @@ def process_games(
     folder = run_folder(out)
     sources = [str(Path(s).resolve()) for s in sources]
     refs = list_games(sources, max_bytes=max_bytes)
-    split = sample_games([r.id for r in refs], games, test_fraction=test_fraction, seed=seed, test_games=test_games)
+    names = {r.id: r.portable for r in refs}
+    split = sample_games(
+        [r.id for r in refs], games, test_fraction=test_fraction, seed=seed, test_games=test_games, names=names
+    )
     plans = plan_shards(split, shard_games)
-    split_bytes = (json.dumps(split.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    # The test games' portable names too: `--test-games` of this file then
+    # finds them wherever the sources lie on the next machine.
+    split_dict = {**split.to_dict(), "test_names": [names[g] for g in split.test]}
+    split_bytes = (json.dumps(split_dict, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
     header = {
         "format": FORMAT,
         "version": VERSION,

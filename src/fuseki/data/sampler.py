@@ -5,13 +5,16 @@ The book's ``Sampler`` splits KGS games by year (test games are from before
 depends on nothing but the ids and the seed:
 
 - Whether a game is a test game is a property of the game itself: the SHA-256
-  of its id, read as a number in [0, 1), is below ``test_fraction``. It does
+  of its portable name (its id without the path of its source,
+  ``fuseki.data.sources``), read as a number in [0, 1), is below
+  ``test_fraction``. It does
   not depend on the seed or on how many games are drawn, so two runs with the
   same fraction never disagree about a game: a game that was ever used for
   testing is never trained on, whatever the sample size or seed.
 - Within each side, games are drawn in the order of SHA-256 of ``seed`` and
-  the id. The same seed draws the same games on every machine and NumPy
-  version, and a larger sample contains the smaller one.
+  the portable name. The same seed draws the same games on every machine and
+  NumPy version, wherever the sources lie, and a larger sample contains the
+  smaller one.
 - A fixed test set (the ``test`` list of an earlier :class:`Split`) can be
   given instead; it is used as is and its games are kept out of training.
 
@@ -35,7 +38,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,11 +123,40 @@ class Split:
 
 
 def read_test_list(path: str | os.PathLike[str]) -> list[str]:
-    """Test game ids from a file: a split JSON (its ``test`` list) or one id a line."""
+    """Test games from a file: a split JSON (its ``test_names``, else its ``test`` ids) or one a line.
+
+    A split written by ``fuseki data process`` holds the portable names of its
+    test games (``test_names``), which match the same games wherever their
+    source now lies; an entry of a plain list may be an id or a portable name.
+    """
     text = Path(path).read_text(encoding="utf-8")
     if text.lstrip().startswith("{"):
-        return list(json.loads(text)["test"])
+        try:
+            d = json.loads(text)
+            return list(d["test_names"] if "test_names" in d else d["test"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise InputError(f"{path}: not a split file with a test list ({e})") from None
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _resolve_test_games(test_games: Sequence[str], pool: list[str], names: Mapping[str, str]) -> list[str]:
+    """Map each entry (an id, else a portable name) to the id of a game in ``pool``."""
+    by_name: dict[str, list[str]] = {}
+    for g in pool:
+        by_name.setdefault(names.get(g, g), []).append(g)
+    ids = set(pool)
+    test: list[str] = []
+    for entry in dict.fromkeys(test_games):
+        if entry in ids:
+            test.append(entry)
+            continue
+        found = by_name.get(entry, [])
+        if not found:
+            raise InputError(f"test game {entry!r} is not among the games of the sources")
+        if len(found) > 1:
+            raise InputError(f"test game {entry!r} names {len(found)} games of the sources ({found[0]!r}, {found[1]!r}); give ids")
+        test.append(found[0])
+    return list(dict.fromkeys(test))
 
 
 def sample_games(
@@ -134,16 +166,28 @@ def sample_games(
     test_fraction: float = 0.1,
     seed: int = 0,
     test_games: Sequence[str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> Split:
     """Draw ``games`` games (all when ``None``) and split them into train and test.
 
     Without ``test_games``, ``round(games * test_fraction)`` test games are
     drawn from the games whose :func:`split_value` is below ``test_fraction``
     and the rest from the others (if one side runs short, the sample is
-    smaller). With ``test_games``, those are the test set (each must be among
-    ``game_ids``) and the other ``games - len(test_games)`` are drawn for
-    training; ``test_fraction`` is then only recorded.
+    smaller). With ``test_games`` (ids or portable names), those are the test
+    set (each must be among ``game_ids``) and the other ``games -
+    len(test_games)`` are drawn for training; ``test_fraction`` is then only
+    recorded.
+
+    ``names`` maps an id to its portable name
+    (:attr:`fuseki.data.sources.GameRef.portable`); the split and the draw
+    hash that name, so the sample does not depend on where the sources lie.
+    Games of equal names are ordered by id.
     """
+    names = names or {}
+
+    def key(g: str) -> str:
+        return names.get(g, g)
+
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(f"test fraction must be in [0, 1), got {test_fraction}")
     pool = list(dict.fromkeys(game_ids))
@@ -151,13 +195,10 @@ def sample_games(
         raise InputError(f"number of games must not be negative, got {games}")
 
     def drawn(ids: Iterable[str]) -> list[str]:
-        return sorted(ids, key=lambda g: (draw_key(g, seed), g))
+        return sorted(ids, key=lambda g: (draw_key(key(g), seed), g))
 
     if test_games is not None:
-        test = list(dict.fromkeys(test_games))
-        missing = set(test) - set(pool)
-        if missing:
-            raise InputError(f"test game {min(missing)!r} is not among the games of the sources")
+        test = _resolve_test_games(test_games, pool, names)
         total = len(pool) if games is None else games
         if total < len(test):
             raise InputError(f"{total} games asked for, but the fixed test set alone has {len(test)}")
@@ -165,8 +206,8 @@ def sample_games(
         train = drawn(g for g in pool if g not in taken)[: total - len(test)]
         return Split(tuple(train), tuple(test), seed, test_fraction, fixed_test=True)
 
-    test_pool = drawn(g for g in pool if is_test_game(g, test_fraction))
-    train_pool = drawn(g for g in pool if not is_test_game(g, test_fraction))
+    test_pool = drawn(g for g in pool if is_test_game(key(g), test_fraction))
+    train_pool = drawn(g for g in pool if not is_test_game(key(g), test_fraction))
     if games is None:
         return Split(tuple(train_pool), tuple(test_pool), seed, test_fraction)
     n_test = min(len(test_pool), math.floor(games * test_fraction + 0.5))

@@ -9,6 +9,15 @@ archives are ``.tar.bz2`` and ``.tar.gz``, the fox-9d collection ``.tar.xz``). E
 - a member of an archive: ``ARCHIVE!MEMBER``, e.g.
   ``/data/KGS-2019_04-19-1255-.tar.bz2!KGS-2019_04-19-1255-/2019-04-01-1.sgf``.
 
+Every game also has a *portable name*, the part of its id that does not
+depend on where the source lies: a file's path inside the folder given as the
+source (``games/a.sgf``), an archive member after the archive's path inside
+that folder or, for an archive given itself, after its file name
+(``KGS-2019_04-19-1255-.tar.bz2!KGS-2019_04-19-1255-/2019-04-01-1.sgf``).
+The train/test split and the order of a seeded draw hash the portable name
+(``fuseki.data.sampler``), so a copy of the same games elsewhere, on this
+machine or another, gives the same sample.
+
 Games are listed in a deterministic order (sources in the order given; inside
 each, names sorted), so a sample drawn from the list by seed is the same on
 every run and every machine. Nothing is extracted to disk: members are read
@@ -32,7 +41,7 @@ import tarfile
 import zipfile
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuseki.util.errors import FusekiError
@@ -66,10 +75,21 @@ class SourceError(FusekiError, ValueError):
 
 @dataclass(frozen=True, order=True)
 class GameRef:
-    """One game in a source: its stable id and its size in bytes (as stored)."""
+    """One game in a source: its stable id, its size in bytes (as stored) and its portable name.
+
+    The id says where the game is (absolute paths), so it changes when the
+    source moves; ``name`` (empty means: the id) does not, which is why the
+    split and the draw hash it.
+    """
 
     id: str
     bytes: int
+    name: str = field(default="", compare=False)
+
+    @property
+    def portable(self) -> str:
+        """The portable name, or the id for a ref made without one."""
+        return self.name or self.id
 
     @property
     def archive(self) -> str | None:
@@ -142,27 +162,29 @@ def list_games(
 
 
 def _list_source(path: Path, min_bytes: int, max_bytes: int | None) -> Iterator[GameRef]:
+    """The games of one source; portable names are relative to a folder, else the file's name."""
     if path.is_dir():
         found = []
-        for root, dirs, files in os.walk(path, followlinks=False):
+        for folder, dirs, files in os.walk(path, followlinks=False):
             dirs[:] = [d for d in dirs if not d.startswith(".")]
-            found.extend(Path(root) / f for f in files if not f.startswith("."))
+            found.extend(Path(folder) / f for f in files if not f.startswith("."))
         for file in sorted(found, key=lambda p: p.relative_to(path).as_posix()):
+            portable = file.relative_to(path).as_posix()
             if is_archive(file.name):
-                yield from _list_archive(file, min_bytes, max_bytes)
+                yield from _list_archive(file, min_bytes, max_bytes, portable)
             elif _is_sgf_name(file.name):
                 size = file.stat().st_size
                 if _size_ok(size, min_bytes, max_bytes):
-                    yield GameRef(str(file), size)
+                    yield GameRef(str(file), size, portable)
     elif is_archive(path.name):
-        yield from _list_archive(path, min_bytes, max_bytes)
+        yield from _list_archive(path, min_bytes, max_bytes, path.name)
     else:  # one file: taken as SGF whatever its name, since the user named it
         size = path.stat().st_size
         if _size_ok(size, min_bytes, max_bytes):
-            yield GameRef(str(path), size)
+            yield GameRef(str(path), size, path.name)
 
 
-def _list_archive(path: Path, min_bytes: int, max_bytes: int | None) -> Iterator[GameRef]:
+def _list_archive(path: Path, min_bytes: int, max_bytes: int | None, portable: str) -> Iterator[GameRef]:
     members: list[tuple[str, int]] = []
     try:
         if path.name.lower().endswith(".zip"):
@@ -175,7 +197,7 @@ def _list_archive(path: Path, min_bytes: int, max_bytes: int | None) -> Iterator
         raise SourceError(f"cannot read archive {path}: {e}") from None
     for name, size in sorted(members):
         if _is_sgf_name(name) and _size_ok(size, min_bytes, max_bytes):
-            yield GameRef(f"{path}{SEPARATOR}{name}", size)
+            yield GameRef(f"{path}{SEPARATOR}{name}", size, f"{portable}{SEPARATOR}{name}")
 
 
 # ---- reading ----------------------------------------------------------------
