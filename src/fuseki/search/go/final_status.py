@@ -199,6 +199,9 @@ def heavy_count(
     dead_points = _points(dead)
     score = state.score(dead=dead_points)
     reg = np.asarray(score.regions)
+    if not np.isin(reg, (_R_BS, _R_WS)).any():
+        return float(score.margin), dead_points  # no living stone: nothing to own (an empty board is a draw before komi)
+    # A dame region touches both colours here: one that touches neither would be the whole board.
     openp = ~np.isin(reg, (_R_BS, _R_WS, _R_BA, _R_WA)) & ~seki_pts
     extra = int((openp & (own >= open_threshold)).sum()) - int((openp & (own <= -open_threshold)).sum())
     return float(score.margin + extra), dead_points
