@@ -202,7 +202,9 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[st
     Per estimator: ``same_winner`` and ``same_score`` (exact result) with
     their 95 % Wilson intervals, ``dead_games`` (games whose dead stones are
     exactly GNU Go's ``final_status_list dead``), ``ms_per_game`` (the
-    estimate alone), and the first 10 disagreements.
+    estimate alone), the first 10 disagreements, and ``parts``: the same
+    counts for the games whose borders GNU Go's dead stones leave closed or
+    open (:func:`_borders`) and for each way the game ended.
     """
     unknown = [n for n in names if n not in ESTIMATORS]
     if unknown:
