@@ -39,16 +39,19 @@ def test_set_agreement_parts_add_up() -> None:
     # Game 0 of the 19x19 set stopped with borders open (GNU Go's dead stones removed, 245 points touch
     # both colours); game 1 with every empty point one side's.
     assert [_borders(g, g.state()) for g in games[8:]] == ["open", "closed"]
-    r = set_agreement(games, ["plain", "count"])
+    r = set_agreement(games, ["plain", "count"], ["nine"] * 8 + ["nineteen"] * 2)
     assert r["games"] == 10 and r["size"] == [9, 19]
     assert sum(r["games_by_borders"].values()) == 10 and r["games_by_borders"]["open"] >= 1
     for name in ("plain", "count"):
         e = r["estimators"][name]
-        for prefix in ("borders", "ending"):
+        assert e["parts"]["set nineteen"]["games"] == 2
+        for prefix in ("borders", "ending", "set"):
             parts = [v for k, v in e["parts"].items() if k.startswith(prefix)]
             assert sum(p["games"] for p in parts) == 10
             assert sum(p["same_score"] for p in parts) == e["same_score"]
             assert sum(p["same_winner"] for p in parts) == e["same_winner"]
     assert r["estimators"]["count"]["same_score"] >= 8 > r["estimators"]["plain"]["same_score"]
+    with pytest.raises(InputError, match="2 group names for 1 games"):
+        set_agreement(games[:1], ["plain"], ["a", "b"])
     with pytest.raises(InputError, match="unknown estimator"):
         set_agreement(games[:1], ["magic"])

@@ -196,7 +196,7 @@ def _borders(game: ScoringGame, state: GameState) -> str:
     return "closed" if np.isin(regions, area).all() else "open"
 
 
-def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[str, Any]:
+def set_agreement(games: Sequence[ScoringGame], names: Sequence[str], groups: Sequence[str] | None = None) -> dict[str, Any]:
     """Each estimator's agreement with GNU Go on a scoring set: results and dead strings.
 
     Per estimator: ``same_winner`` and ``same_score`` (exact result) with
@@ -204,8 +204,11 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[st
     exactly GNU Go's ``final_status_list dead``), ``ms_per_game`` (the
     estimate alone), the first 10 disagreements, and ``parts``: the same
     counts for the games whose borders GNU Go's dead stones leave closed or
-    open (:func:`_borders`) and for each way the game ended.
+    open (:func:`_borders`), for each way the game ended, and for each of
+    ``groups`` (one name per game, e.g. the set it comes from).
     """
+    if groups is not None and len(groups) != len(games):
+        raise InputError(f"{len(groups)} group names for {len(games)} games")
     unknown = [n for n in names if n not in ESTIMATORS]
     if unknown:
         raise InputError(f"unknown estimator(s) {', '.join(unknown)}; choose from {', '.join(ESTIMATORS)}")
@@ -227,14 +230,15 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[st
         seconds = 0.0
         bad: list[dict[str, Any]] = []
         parts: dict[str, dict[str, int]] = {}
-        for g, state, border in zip(games, states, borders):
+        for i, (g, state, border) in enumerate(zip(games, states, borders)):
             t0 = time.perf_counter()
             result, dead = fn(state)
             seconds += time.perf_counter() - t0
             ours, theirs = _norm(result), _norm(g.gnugo_score)
             winner += _winner(ours) == _winner(theirs)
             exact += ours == theirs
-            for key in (f"borders {border}", f"ending {g.ending}"):
+            keys = [f"borders {border}", f"ending {g.ending}"] + ([f"set {groups[i]}"] if groups is not None else [])
+            for key in keys:
                 part = parts.setdefault(key, {"games": 0, "same_winner": 0, "same_score": 0})
                 part["games"] += 1
                 part["same_winner"] += _winner(ours) == _winner(theirs)
