@@ -13,8 +13,15 @@ Here the playouts are the MCTS engine's heavy (Michi-style) ones of
 save one's own, answer with 3×3 patterns, rarely play self-atari. Those
 answer the local threats that decide life and death, so the average final
 owner of each point is a much better judge. Benson's unconditional life and
-the seki rule of :mod:`fuseki.go.ownership` are kept: they are exact where
-they apply.
+the strict seki rule of :mod:`fuseki.go.ownership` are kept: they are exact
+where they apply, except that the playouts overrule a "seki" they resolve
+(``SEKI_OVERRULE``).
+
+GTP ``final_score`` counts with :func:`heavy_count`: where the players
+passed with a border still open, GNU Go's ``final_score`` plays the game on
+before it counts, so open areas go to a side; counting them as dame (as
+``GameState.score`` does by regions) named the wrong winner in about one
+19×19 game in ten of the scoring set.
 """
 
 from __future__ import annotations
