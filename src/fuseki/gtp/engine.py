@@ -205,7 +205,7 @@ class GtpEngine:
             self._final_status = heavy_final_status
             # ... and its count gives each open point (a border left open) to the side owning it in the
             # heavy playouts, as GNU Go's final_score does by playing on: the same winner as GNU Go on
-            # every game of the 19x19 scoring set, where counting open points as dame missed 9 % (docs/scoring.md).
+            # all 117 games of the 19x19 scoring set, where counting open points as dame missed 7 (docs/scoring.md).
             self._count = _heavy_result
 
         self.agent = agent

@@ -20,8 +20,8 @@ where they apply, except that the playouts overrule a "seki" they resolve
 GTP ``final_score`` counts with :func:`heavy_count`: where the players
 passed with a border still open, GNU Go's ``final_score`` plays the game on
 before it counts, so open areas go to a side; counting them as dame (as
-``GameState.score`` does by regions) named the wrong winner in about one
-19×19 game in ten of the scoring set.
+``GameState.score`` does by regions) named the wrong winner in 7 of the
+117 19×19 games of the scoring set, the count in none.
 """
 
 from __future__ import annotations
