@@ -63,14 +63,16 @@ def main(argv: list[str] | None = None) -> int:
                 )
             print(f"done in {time.perf_counter() - t0:.0f} s")
             return 0
-        games = [g for folder in a.sets for g in read_set(folder)]
+        tagged = [(g, folder) for folder in a.sets for g in read_set(folder)]
         if a.games is not None:
-            games = games[: a.games]
+            tagged = tagged[: a.games]
+        games = [g for g, _ in tagged]
         if not games:
             raise InputError(f"{', '.join(a.sets)}: no games yet")
         names = [e for e in a.estimators.split(",") if e]
         t0 = time.perf_counter()
-        result = set_agreement(games, names)
+        # With several sets each one's figures are reported too ("set <folder>" in each estimator's parts).
+        result = set_agreement(games, names, [folder for _, folder in tagged] if len(a.sets) > 1 else None)
         doc = {
             "command": "python " + " ".join(shlex.quote(x) for x in [sys.argv[0], *(argv or sys.argv[1:])]),
             "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),

@@ -27,6 +27,11 @@ MUTUAL_ATARI = [
 CORNER = "b B5, b A4, b B4, w C5, w C4, w A3, w B3, w C3".split(", ")
 
 
+#: White's wall on C with a gap at C4, Black's wall on B (7x7): White's 28 points behind the gap touch
+#: Black through it (tests/search/test_heavy_final_status.py). The last move is White's: Black to move.
+GAP = [f"b B{r}" for r in range(1, 8)] + [f"w C{r}" for r in (1, 2, 3, 5, 6, 7)]
+
+
 def new_engine(**kwargs: object) -> GtpEngine:
     return GtpEngine(make_agent("random", seed=1), stdout=io.StringIO(), log=io.StringIO(), **kwargs)  # type: ignore[arg-type]
 
@@ -119,3 +124,16 @@ def test_cli_flag_reaches_the_engine_and_bad_models_are_one_line_errors(tmp_path
         assert out.returncode == 2, flags
         assert out.stdout == ""
         assert message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_final_score_gives_open_points_to_their_owner() -> None:
+    """The playout estimate counts White's open area behind the gap; the network's count by regions does not."""
+    playouts, network = new_engine(), new_engine(dead_stones="network")
+    for e in (playouts, network):
+        assert e.handle("boardsize 7") == "= "
+        assert e.handle("komi 0.5") == "= "
+        for move in GAP:
+            assert e.handle(f"play {move}") == "= ", move
+        assert e.handle("final_status_list dead") == "= "
+    assert playouts.handle("final_score") in ("= W+19.5", "= W+20.5", "= W+21.5")
+    assert network.handle("final_score") == "= B+7.5"  # Black 14, White's 6 stones, the rest dame

@@ -10,7 +10,7 @@ from fuseki.bench.scoring_set import read_set
 from fuseki.go.coords import Point
 from fuseki.go.ownership import _seki_mask, benson_alive, final_status
 from fuseki.go.rules import Rules
-from fuseki.go.state import GameState
+from fuseki.go.state import Color, GameState
 from fuseki.search.go.final_status import heavy_count, heavy_dead_stones, heavy_final_status, margin_result
 
 SET9 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "scoring9"
@@ -22,6 +22,33 @@ SEKI = """
     X X X X X
     . X . X .
 """
+
+#: Black's wall and White's: White's wall has a gap at C4, so White's 28 points behind it touch Black's
+#: wall through the gap. Counted by regions they are dame (B+7.5: Black 14, White 6 stones); a referee
+#: who plays on gives them to White, while the gap goes to whoever plays there first (W+19.5 to W+21.5).
+GAP = """
+    . X O . . . .
+    . X O . . . .
+    . X O . . . .
+    . X . . . . .
+    . X O . . . .
+    . X O . . . .
+    . X O . . . .
+"""
+
+#: A three-point eye with Black's stone in the middle: both of White's liberties are mutual self-atari
+#: points (the static rule's seki), but Black's throw-in at B1 kills (White captures two and is left with
+#: a two-point eye). The whole board is Black's: B+24.5.
+THROW_IN = """
+    . X . X .
+    X X X X X
+    X X X X X
+    O O O O O
+    O . X . O
+"""
+
+CHINESE_HALF = Rules.preset("chinese").replace(komi=0.5)
+
 
 def _game(number: int):
     return next(g for g in read_set(SET9) if g.game == number)
@@ -70,3 +97,33 @@ def test_margin_result() -> None:
     assert margin_result(3.5) == "B+3.5"
     assert margin_result(-12.0) == "W+12"
     assert margin_result(0.0) == "0"
+
+
+def test_playouts_overrule_a_false_seki() -> None:
+    for to_move in (Color.BLACK, Color.WHITE):
+        s = GameState.from_ascii(THROW_IN, rules=CHINESE_HALF, to_move=to_move)
+        stones = np.asarray(s.stones())
+        static, _ = _seki_mask(stones, benson_alive(s), strict=True)
+        assert static[3, 0] and static[4, 2]  # the static rule alone calls it seki
+        status = heavy_final_status(s)
+        white = {Point(3, c) for c in range(5)} | {Point(4, 0), Point(4, 4)}
+        assert set(status["dead"]) == white
+        assert status["seki"] == []
+        assert Point(4, 2) in status["alive"]
+        margin, dead = heavy_count(s)
+        assert margin_result(margin) == "B+24.5" and set(dead) == white
+
+
+def test_open_points_count_for_the_side_that_owns_them() -> None:
+    for to_move in (Color.BLACK, Color.WHITE):
+        s = GameState.from_ascii(GAP, rules=CHINESE_HALF, to_move=to_move)
+        assert s.score().result == "B+7.5"  # White's open area is dame by regions
+        margin, dead = heavy_count(s)
+        assert dead == []
+        assert margin_result(margin) in ("W+19.5", "W+20.5", "W+21.5")
+        assert margin_result(heavy_count(s, open_threshold=1.01)[0]) == "B+7.5"  # no open point given: the region count
+
+
+def test_a_board_with_no_living_stone_owns_nothing() -> None:
+    s = GameState.new(5, rules=CHINESE_HALF)
+    assert heavy_count(s) == (-0.5, [])

@@ -25,12 +25,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from fuseki.agents import make_agent
 from fuseki.bench.scoring_set import ScoringGame
+from fuseki.go import kernels as K
 from fuseki.go.ownership import dead_stones
 from fuseki.go.state import Color, GameState, Move
 from fuseki.engines.gtp_client import GtpClient, GtpError
-from fuseki.search.go.final_status import heavy_dead_stones
+from fuseki.search.go.final_status import heavy_count, heavy_dead_stones, margin_result
 from fuseki.util.errors import InputError
 from fuseki.util.stats import wilson_interval
 
@@ -163,22 +166,49 @@ def _after(state: GameState) -> tuple[str, list]:
     return state.score(dead=dead).result, dead
 
 
+def _count(state: GameState) -> tuple[str, list]:
+    """The after estimate's dead stones, and each open point for the side owning it in the heavy playouts.
+
+    ``heavy_count``: what GTP ``final_score`` answers with ``--dead-stones playouts``.
+    """
+    margin, dead = heavy_count(state, seed=0)
+    return margin_result(margin), dead
+
+
 #: name -> function(final state) -> (result string, dead points).
 ESTIMATORS: dict[str, Callable[[GameState], tuple[str, list]]] = {
     "plain": _plain,
     "before": _before,
     "after": _after,
+    "count": _count,
 }
 
 
-def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[str, Any]:
+def _borders(game: ScoringGame, state: GameState) -> str:
+    """``"closed"`` when, GNU Go's dead stones removed, every empty point is one side's area, else ``"open"``.
+
+    On a position with open borders GNU Go's ``final_score`` plays the game
+    on (``genmove`` for both sides until two passes) before it counts, so
+    its result depends on that continuation, not only on which stones are dead.
+    """
+    regions = np.asarray(state.score(dead=game.dead_points()).regions)
+    area = (K.R_BLACK_STONE, K.R_WHITE_STONE, K.R_BLACK_AREA, K.R_WHITE_AREA)
+    return "closed" if np.isin(regions, area).all() else "open"
+
+
+def set_agreement(games: Sequence[ScoringGame], names: Sequence[str], groups: Sequence[str] | None = None) -> dict[str, Any]:
     """Each estimator's agreement with GNU Go on a scoring set: results and dead strings.
 
     Per estimator: ``same_winner`` and ``same_score`` (exact result) with
     their 95 % Wilson intervals, ``dead_games`` (games whose dead stones are
     exactly GNU Go's ``final_status_list dead``), ``ms_per_game`` (the
-    estimate alone), and the first 10 disagreements.
+    estimate alone), the first 10 disagreements, and ``parts``: the same
+    counts for the games whose borders GNU Go's dead stones leave closed or
+    open (:func:`_borders`), for each way the game ended, and for each of
+    ``groups`` (one name per game, e.g. the set it comes from).
     """
+    if groups is not None and len(groups) != len(games):
+        raise InputError(f"{len(groups)} group names for {len(games)} games")
     unknown = [n for n in names if n not in ESTIMATORS]
     if unknown:
         raise InputError(f"unknown estimator(s) {', '.join(unknown)}; choose from {', '.join(ESTIMATORS)}")
@@ -191,18 +221,28 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[st
         "games_with_dead": sum(1 for g in games if g.gnugo_dead),
         "estimators": {},
     }
+    borders = [_borders(g, state) for g, state in zip(games, states)]
+    out["games_by_borders"] = {k: borders.count(k) for k in ("closed", "open")}
+    out["games_by_ending"] = {k: sum(g.ending == k for g in games) for k in sorted({g.ending for g in games})}
     for name in names:
         fn = ESTIMATORS[name]
         winner = exact = dead_ok = 0
         seconds = 0.0
         bad: list[dict[str, Any]] = []
-        for g, state in zip(games, states):
+        parts: dict[str, dict[str, int]] = {}
+        for i, (g, state, border) in enumerate(zip(games, states, borders)):
             t0 = time.perf_counter()
             result, dead = fn(state)
             seconds += time.perf_counter() - t0
             ours, theirs = _norm(result), _norm(g.gnugo_score)
             winner += _winner(ours) == _winner(theirs)
             exact += ours == theirs
+            keys = [f"borders {border}", f"ending {g.ending}"] + ([f"set {groups[i]}"] if groups is not None else [])
+            for key in keys:
+                part = parts.setdefault(key, {"games": 0, "same_winner": 0, "same_score": 0})
+                part["games"] += 1
+                part["same_winner"] += _winner(ours) == _winner(theirs)
+                part["same_score"] += ours == theirs
             same_dead = sorted(dead) == sorted(g.dead_points())
             dead_ok += same_dead
             if (ours != theirs or not same_dead) and len(bad) < 10:
@@ -218,6 +258,7 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str]) -> dict[st
             "dead_games": dead_ok,
             "dead_games_pct": round(100 * dead_ok / n, 1),
             "ms_per_game": round(1000 * seconds / n, 1),
+            "parts": dict(sorted(parts.items())),
             "disagreements": bad,
         }
     return out
