@@ -253,7 +253,7 @@ def playout_score(buf: np.ndarray) -> int:
     return diff
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def true_eye(buf: np.ndarray, q: int, color: int) -> bool:
     """Michi's (and Pachi's, Fuego's) eye test: empty padded ``q`` whose on-board neighbours are all
     ``color``, with at most one enemy stone on its diagonals, none at the edge.
@@ -266,6 +266,9 @@ def true_eye(buf: np.ndarray, q: int, color: int) -> bool:
     a position the playouts then misjudge by 80 points of win rate
     (docs/mcts-quality.md). Empty diagonals do not make an eye false; only
     the opponent's stones do.
+
+    Inlined: the rollout policy (:mod:`fuseki.search.go.rollout_policy`)
+    asks it for every candidate of every rollout move.
     """
     w = buf[M_W]
     for n in (q - w, q + w, q - 1, q + 1):

@@ -80,7 +80,7 @@ from fuseki.go.kernels import (
     legal_code_slow,
     place_stone,
 )
-from fuseki.search.go.playouts import _atari_liberty, _libs_after, playout_score, self_atari
+from fuseki.search.go.playouts import _atari_liberty, _libs_after, playout_score, self_atari, true_eye
 
 __all__ = [
     "FEATURES_PER_MOVE",
@@ -209,33 +209,13 @@ _O_RESP, _O_CAPTURE, _O_SAVE, _O_SELFATARI, _O_LINE, _O_DIST1, _O_DIST2 = 0, 1, 
 
 
 @njit(cache=True, inline="always")
-def _true_eye(buf: np.ndarray, q: int, color: int) -> bool:
-    """Michi's eye test for empty padded ``q``: own or border all round, at most one enemy diagonal, none at the edge."""
-    w = buf[M_W]
-    for n in (q - w, q + w, q - 1, q + 1):
-        b = buf[META + n]
-        if b != color and b != BORDER:
-            return False
-    enemy = 0
-    edge = 0
-    opp = 3 - color
-    for d in (q - w - 1, q - w + 1, q + w - 1, q + w + 1):
-        b = buf[META + d]
-        if b == BORDER:
-            edge = 1
-        elif b == opp:
-            enemy += 1
-    return enemy + edge < 2
-
-
-@njit(cache=True, inline="always")
 def _candidate(buf: np.ndarray, q: int, color: int) -> bool:
     """Legal under simple ko and not a true eye of ``color``."""
     if q == buf[M_KO]:
         return False
     if buf[META + B_ENB * buf[M_NP] + q] == 0 and legal_code_slow(buf, q, color) != OK:
         return False
-    return not _true_eye(buf, q, color)
+    return not true_eye(buf, q, color)
 
 
 @njit(cache=True, inline="always")
@@ -729,5 +709,5 @@ def true_eye_points(buf: np.ndarray, points: np.ndarray, color: int) -> np.ndarr
         p = points[i]
         if 0 <= p < n * n:
             q = PAD[n, p]
-            out[i] = buf[META + q] == EMPTY and _true_eye(buf, q, color)
+            out[i] = buf[META + q] == EMPTY and true_eye(buf, q, color)
     return out
