@@ -55,17 +55,14 @@ from fuseki.encoders._features import alphago_planes
 from fuseki.go.kernels import (
     BLACK,
     EMPTY,
-    META,
     M_KO,
     M_LAST,
     M_MOVENUM,
     M_N,
     M_NEMPTY,
     M_NLEGAL,
-    M_NP,
     M_PASSES,
     M_TOMOVE,
-    NBLOCKS,
     PAD,
     UNPAD,
     area_score,
@@ -74,7 +71,7 @@ from fuseki.go.kernels import (
 )
 from fuseki.go.ladder import LADDER_MAX_NODES
 from fuseki.search.go.playouts import heavy_playout, light_playout, playout_score
-from fuseki.search.go.rollout_policy import _candidate, _score, policy_rollout
+from fuseki.search.go.rollout_policy import policy_rollout, score_candidates
 
 A_MOVE, A_FIRST, A_NCHILD, A_FLAGS = 0, 1, 2, 3
 A_N, A_WR, A_NV, A_WV, A_P, A_V = 0, 1, 2, 3, 4, 5
@@ -118,26 +115,10 @@ def expand(
     """Give ``node`` (position ``buf``) its children with the rollout policy's priors; False when the tree is full."""
     n = buf[M_N]
     n2 = n * n
-    np_ = buf[M_NP]
-    color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n2 else -1
-    e0 = META + NBLOCKS * np_
     first = th[0]
     if first + buf[M_NEMPTY] + 1 > ti.shape[0]:
         return False
-    k = 0
-    best = -1e30
-    for e in range(buf[M_NEMPTY]):
-        q = buf[e0 + e]
-        if not _candidate(buf, q, color):
-            continue
-        s = _score(buf, q, color, last, last2, w6, wr, ws)
-        points[k] = q
-        scores[k] = s
-        if s > best:
-            best = s
-        k += 1
+    k, best = score_candidates(buf, last2, w6, wr, ws, points, scores)
     total = 0.0
     for i in range(k):
         scores[i] = math.exp(scores[i] - best)

@@ -88,6 +88,7 @@ __all__ = [
     "ladder_after",
     "true_eye",
     "playout_score",
+    "last_point",
 ]
 
 _P3 = PAT3  # module global -> compile-time constant
@@ -95,6 +96,14 @@ _P3 = PAT3  # module global -> compile-time constant
 #: Where a heavy playout's move came from (the ``kinds`` counters of :func:`heavy_playout`).
 KIND_CAPTURE, KIND_PAT3, KIND_RANDOM, KIND_PASS = 0, 1, 2, 3
 NKINDS = 4
+
+
+@njit(cache=True, inline="always")
+def last_point(buf: np.ndarray) -> int:
+    """The padded point of the last move, or -1 when there is none or it was a pass."""
+    n = buf[M_N]
+    lp = buf[M_LAST]
+    return PAD[n, lp] if 0 <= lp < n * n else -1
 
 
 @njit(cache=True, inline="always")
@@ -701,15 +710,13 @@ def heavy_playout(
     etc. are a :func:`fuseki.search.go.reader.reader_stack` for the ladder reads
     (at most ``ladder_nodes`` positions each; 0 reads none).
     """
-    n = buf[M_N]
     np_ = buf[M_NP]
     sizes = cand[2 * np_ : 4 * np_]
     roots = cand[4 * np_ :]
     moves = 0
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
-        lp = buf[M_LAST]
-        last = PAD[n, lp] if 0 <= lp < n * n else -1
+        last = last_point(buf)
         chosen = -1
         kind = KIND_CAPTURE
         if (last >= 0 or last2 >= 0) and np.random.random() < p_capture:

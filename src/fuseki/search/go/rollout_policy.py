@@ -80,7 +80,7 @@ from fuseki.go.kernels import (
     legal_code_slow,
     place_stone,
 )
-from fuseki.search.go.playouts import _atari_liberty, _libs_after, playout_score, self_atari, true_eye
+from fuseki.search.go.playouts import _atari_liberty, _libs_after, last_point, playout_score, self_atari, true_eye
 
 __all__ = [
     "FEATURES_PER_MOVE",
@@ -419,6 +419,40 @@ def _score(
     return s
 
 
+@njit(cache=True, inline="always")
+def score_candidates(
+    buf: np.ndarray,
+    last2: int,
+    w6: np.ndarray,
+    wr: np.ndarray,
+    ws: np.ndarray,
+    points: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[int, float]:
+    """The candidates of the player to move with their summed weights (:func:`_score`): ``(k, best)``.
+
+    ``points[:k]`` gets the candidates (padded), ``scores[:k]`` their scores,
+    ``best`` the highest (-1e30 when there is none). The rollout moves and
+    the AlphaGo tree's priors both start from them.
+    """
+    color = buf[M_TOMOVE]
+    last = last_point(buf)
+    e0 = META + NBLOCKS * buf[M_NP]
+    k = 0
+    best = -1e30
+    for e in range(buf[M_NEMPTY]):
+        q = buf[e0 + e]
+        if not _candidate(buf, q, color):
+            continue
+        s = _score(buf, q, color, last, last2, w6, wr, ws)
+        points[k] = q
+        scores[k] = s
+        if s > best:
+            best = s
+        k += 1
+    return k, best
+
+
 @njit(cache=True)
 def candidate_features(
     buf: np.ndarray,
@@ -435,12 +469,9 @@ def candidate_features(
     indices, -1 after the last. ``last2`` is the padded point of the move
     before the last one (-1: none or a pass).
     """
-    n = buf[M_N]
-    np_ = buf[M_NP]
     color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n * n else -1
-    e0 = META + NBLOCKS * np_
+    last = last_point(buf)
+    e0 = META + NBLOCKS * buf[M_NP]
     k = 0
     row = np.empty(FEATURES_PER_MOVE, dtype=np.int64)
     for e in range(buf[M_NEMPTY]):
@@ -471,24 +502,7 @@ def rollout_move(
     Samples from the softmax (``greedy``: the highest score instead). The
     weights are the fused tables of :meth:`RolloutPolicy.fused`.
     """
-    n = buf[M_N]
-    np_ = buf[M_NP]
-    color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n * n else -1
-    e0 = META + NBLOCKS * np_
-    k = 0
-    best = -1e30
-    for e in range(buf[M_NEMPTY]):
-        q = buf[e0 + e]
-        if not _candidate(buf, q, color):
-            continue
-        s = _score(buf, q, color, last, last2, w6, wr, ws)
-        points[k] = q
-        scores[k] = s
-        if s > best:
-            best = s
-        k += 1
+    k, best = score_candidates(buf, last2, w6, wr, ws, points, scores)
     if k == 0:
         return -1
     if greedy:
