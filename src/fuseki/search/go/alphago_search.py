@@ -46,6 +46,7 @@ import numpy as np
 
 from fuseki.go import kernels as K
 from fuseki.search.go import agtree as A
+from fuseki.search.go import flattree as FT
 from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.search.go.rollout_policy import RolloutPolicy
 from fuseki.util.errors import InputError
@@ -264,7 +265,7 @@ class AlphaGoSearch:
         ti2 = np.empty_like(self._ti)
         tf2 = np.empty_like(self._tf)
         queue = np.empty(self._ti.shape[0], dtype=np.int64)
-        used = A.compact(self._ti, self._tf, node, ti2, tf2, queue)
+        used = FT.compact(self._ti, self._tf, node, ti2, tf2, queue, A.A_FLAGS, ~A.FLAG_PRIORS)
         self._ti, self._tf = ti2, tf2
         self._th[0] = used
         self._ti[0, A.A_MOVE] = -1

@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from fuseki.go import kernels as K
-from fuseki.search.go.reader import READER_DEPTH, reader_stack
+from fuseki.search.go import flattree as FT
 from fuseki.search.go import gotree as T
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.util.errors import InputError
 
 __all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo", "PV_LENGTH"]
@@ -287,7 +288,7 @@ class GoMCTS:
         ti2 = np.empty_like(self._ti)
         tf2 = np.empty_like(self._tf)
         queue = np.empty(self._ti.shape[0], dtype=np.int64)
-        used = T.compact(self._ti, self._tf, node, ti2, tf2, queue)
+        used = FT.compact(self._ti, self._tf, node, ti2, tf2, queue, -1, -1)
         self._ti, self._tf = ti2, tf2
         self._th[0] = used
         self._ti[0, T.T_MOVE] = -1
