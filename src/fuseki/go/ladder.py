@@ -162,7 +162,7 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
                 pl = np.int64(buf[_META + _B_PLIB * np_ + root])
                 ls = np.int64(buf[_META + _B_LSUM * np_ + root])
                 if pl > 0 and pl * np.int64(buf[_META + _B_LSQ * np_ + root]) == ls * ls:
-                    nm = ladder_add_move(moves, d, nm, ls // pl, LADDER_MAX_MOVES)
+                    nm = ladder_add_move(moves, d, nm, int(ls // pl), LADDER_MAX_MOVES)
         s = buf[nxt + s]
         if s == q:
             break
