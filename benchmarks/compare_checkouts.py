@@ -24,12 +24,28 @@ from pathlib import Path
 
 from fuseki.bench.common import commit_of
 
-#: The figures compared, per benchmark: the key of the bench's last JSON line.
+#: The figures compared, per benchmark: the key of the bench's last JSON line (dots go into nested objects).
 KEYS = {
     "mcts": ("playouts_per_s", "cpu_playouts_per_s"),
     "rules": ("api_plies_per_s", "kernel_plies_per_s"),
     "zero": ("moves_per_s", "evals_per_s"),
+    "alphago": (
+        "results.alphago.simulations_per_second",
+        "results.heavy.simulations_per_second",
+        "results.rollout-policy.simulations_per_second",
+        "results.rollout-policy.simulations_per_cpu_second",
+    ),
 }
+
+
+def figure(result: dict, key: str) -> float | None:
+    """The figure at ``key`` (``a.b.c`` for nested objects) of one bench result, or None where it has none."""
+    value: object = result
+    for part in key.split("."):
+        if not isinstance(value, dict) or value.get(part) is None:
+            return None
+        value = value[part]
+    return float(value)  # type: ignore[arg-type]
 
 
 def run_once(tree: Path, bench_args: list[str]) -> dict:
@@ -70,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     for side, tree in (("before", args.before), ("after", args.after)):
         result[side] = {"tree": str(tree.resolve()), "commit": commit_of(tree)}
         for key in keys:
-            values = [float(r[key]) for r in runs[side] if r.get(key) is not None]
+            values = [v for v in (figure(r, key) for r in runs[side]) if v is not None]
             result[side][key] = {"median": statistics.median(values), "runs": values}
     result["ratio_after_over_before"] = {key: round(result["after"][key]["median"] / result["before"][key]["median"], 3) for key in keys}
     result["command"] = shlex.join([sys.executable, *sys.argv])

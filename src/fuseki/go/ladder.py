@@ -80,6 +80,62 @@ def two_liberties(buf: np.ndarray, q: int) -> tuple:
 LADDER_MAX_MOVES = 16  # defender's candidate moves: extend, or capture one of <= 15 attackers
 
 
+@njit(cache=True, inline="always")
+def ladder_moves(moves: np.ndarray, d: int, count: int, l1: int, l2: int, attacker: bool) -> tuple[int, int]:
+    """A ladder position judged by the liberties of the chased string (``count`` capped at 3, the first two
+    ``l1``, ``l2``), ``attacker`` to move or not: ``(verdict, moves written)``.
+
+    The verdict is 1 captured, 0 escaped, -1 read on. The attacker ataris a
+    two-liberty string on either liberty (two moves into ``moves[d]``); the
+    defender must be in atari, else it is no ladder, and extends on its
+    liberty (one move: the caller adds the counter-captures). Shared by this
+    reader and :mod:`fuseki.search.go.reader`.
+    """
+    if attacker:
+        if count <= 1:
+            return 1, 0
+        if count >= 3:
+            return 0, 0
+        moves[d, 0] = l1
+        moves[d, 1] = l2
+        return -1, 2
+    if count >= 2:
+        return 0, 0
+    if count == 0:
+        return 1, 0
+    moves[d, 0] = l1
+    return -1, 1
+
+
+@njit(cache=True, inline="always")
+def ladder_add_move(moves: np.ndarray, d: int, nm: int, m: int, limit: int) -> int:
+    """Append move ``m`` to ``moves[d, :nm]`` unless it is there or ``limit`` moves are; the new count."""
+    for i in range(nm):
+        if moves[d, i] == m:
+            return nm
+    if nm >= limit:
+        return nm
+    moves[d, nm] = m
+    return nm + 1
+
+
+@njit(cache=True, inline="always")
+def ladder_settle(d: int, result: int, root_attacker: bool) -> int:
+    """Hand the result of the resolved frame ``d`` (1 captured, 0 escaped) up the AND-OR stack.
+
+    A capture decides an attacker's parent, an escape a defender's: such a
+    parent is resolved with the same result, and so on up. Returns the frame
+    that tries its next move, or -1 when the root is resolved (its result is
+    ``result``). The attacker moves at the root when ``root_attacker``, and
+    the sides alternate a ply.
+    """
+    while d > 0:
+        d -= 1
+        if (root_attacker == (d % 2 == 0)) != (result == 1):
+            return d
+    return -1
+
+
 @njit(cache=True)
 def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int, q: int, defender: int) -> int:
     """Look at the position ``bufs[d]``: 1 captured, 0 escaped, -1 read on (moves filled)."""
@@ -89,24 +145,12 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
     w = buf[_M_W]
     np_ = buf[_M_NP]
     count, l1, l2 = two_liberties(buf, q)
-    nmoves[d] = 0
-    if buf[_M_TOMOVE] != defender:
-        # Attacker to move: atari a two-liberty string on either liberty.
-        if count <= 1:
-            return 1
-        if count >= 3:
-            return 0
-        moves[d, 0] = l1
-        moves[d, 1] = l2
-        nmoves[d] = 2
-        return -1
-    # Defender to move: it must be in atari, else it is no ladder.
-    if count >= 2:
-        return 0
-    if count == 0:
-        return 1
-    moves[d, 0] = l1
-    nm = 1
+    attacker_to_move = buf[_M_TOMOVE] != defender
+    verdict, nm = ladder_moves(moves, d, count, l1, l2, attacker_to_move)
+    nmoves[d] = nm
+    if verdict >= 0 or attacker_to_move:
+        return verdict
+    # Defender to move, in atari: besides extending, capture an adjacent attacker in atari.
     head = _META + _B_HEAD * np_
     nxt = _META + _B_NEXT * np_
     attacker = 3 - defender
@@ -118,14 +162,7 @@ def _ladder_node(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, d: int
                 pl = np.int64(buf[_META + _B_PLIB * np_ + root])
                 ls = np.int64(buf[_META + _B_LSUM * np_ + root])
                 if pl > 0 and pl * np.int64(buf[_META + _B_LSQ * np_ + root]) == ls * ls:
-                    lib = ls // pl
-                    seen = False
-                    for i in range(nm):
-                        if moves[d, i] == lib:
-                            seen = True
-                    if not seen and nm < LADDER_MAX_MOVES:
-                        moves[d, nm] = lib
-                        nm += 1
+                    nm = ladder_add_move(moves, d, nm, int(ls // pl), LADDER_MAX_MOVES)
         s = buf[nxt + s]
         if s == q:
             break
@@ -148,6 +185,7 @@ def ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx: 
     if defender != _BLACK and defender != _WHITE:
         return False
     max_depth = bufs.shape[0] - 1
+    root_attacker = bufs[0, _M_TOMOVE] != defender
     nodes = 1
     r = _ladder_node(bufs, moves, nmoves, 0, q, defender)
     if r >= 0:
@@ -179,23 +217,13 @@ def ladder_search(bufs: np.ndarray, moves: np.ndarray, nmoves: np.ndarray, idx: 
                     idx[d] = 0
                     continue
                 # A leaf: an attacker node is decided by a capture, a defender node by an escape.
-                if attacker_node and c == 1:
-                    result = 1
-                elif not attacker_node and c == 0:
-                    result = 0
-                else:
+                if attacker_node != (c == 1):
                     continue
+                result = c
         # Frame d is resolved: hand the result to its parent.
-        while True:
-            if d == 0:
-                return result == 1
-            d -= 1
-            parent_attacker = bufs[d, _M_TOMOVE] != defender
-            if parent_attacker and result == 1:
-                continue  # the parent is captured too
-            if not parent_attacker and result == 0:
-                continue  # the parent escapes too
-            break  # the parent tries its next move
+        d = ladder_settle(d, result, root_attacker)
+        if d < 0:
+            return result == 1
     return False
 
 

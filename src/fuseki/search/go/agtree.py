@@ -1,8 +1,9 @@
 """AlphaGo's search tree in flat arrays, as Numba kernels (Silver et al. 2016, Methods, "Search algorithm").
 
 The same layout as :mod:`fuseki.search.go.gotree` (a node is one row of an
-int32 and a float64 array, children one contiguous block), with AlphaGo's
-statistics:
+int32 and a float64 array, children one contiguous block; the columns they
+share, and tree reuse, are in :mod:`fuseki.search.go.flattree`), with
+AlphaGo's statistics:
 
 ``ti[node]`` (int32)
     ``A_MOVE`` the move into the node (unpadded, ``N*N`` = pass; ``-1 - move``
@@ -55,17 +56,14 @@ from fuseki.encoders._features import alphago_planes
 from fuseki.go.kernels import (
     BLACK,
     EMPTY,
-    META,
     M_KO,
     M_LAST,
     M_MOVENUM,
     M_N,
     M_NEMPTY,
     M_NLEGAL,
-    M_NP,
     M_PASSES,
     M_TOMOVE,
-    NBLOCKS,
     PAD,
     UNPAD,
     area_score,
@@ -73,10 +71,12 @@ from fuseki.go.kernels import (
     place_stone,
 )
 from fuseki.go.ladder import LADDER_MAX_NODES
+from fuseki.search.go.flattree import FIRST, MOVE, NCHILD
 from fuseki.search.go.playouts import heavy_playout, light_playout, playout_score
-from fuseki.search.go.rollout_policy import _candidate, _score, policy_rollout
+from fuseki.search.go.rollout_policy import policy_rollout, score_candidates
 
-A_MOVE, A_FIRST, A_NCHILD, A_FLAGS = 0, 1, 2, 3
+A_MOVE, A_FIRST, A_NCHILD = MOVE, FIRST, NCHILD  # the columns every flat tree shares
+A_FLAGS = 3
 A_N, A_WR, A_NV, A_WV, A_P, A_V = 0, 1, 2, 3, 4, 5
 TI_COLS, TF_COLS = 4, 6
 FLAG_PRIORS, FLAG_VALUE, FLAG_PENDING = 1, 2, 4
@@ -118,26 +118,10 @@ def expand(
     """Give ``node`` (position ``buf``) its children with the rollout policy's priors; False when the tree is full."""
     n = buf[M_N]
     n2 = n * n
-    np_ = buf[M_NP]
-    color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n2 else -1
-    e0 = META + NBLOCKS * np_
     first = th[0]
     if first + buf[M_NEMPTY] + 1 > ti.shape[0]:
         return False
-    k = 0
-    best = -1e30
-    for e in range(buf[M_NEMPTY]):
-        q = buf[e0 + e]
-        if not _candidate(buf, q, color):
-            continue
-        s = _score(buf, q, color, last, last2, w6, wr, ws)
-        points[k] = q
-        scores[k] = s
-        if s > best:
-            best = s
-        k += 1
+    k, best = score_candidates(buf, last2, w6, wr, ws, points, scores)
     total = 0.0
     for i in range(k):
         scores[i] = math.exp(scores[i] - best)
@@ -470,53 +454,6 @@ def apply_evaluations(
                 # to_move is the player at depth ``depth``; at depth j - 1 it is to_move when (depth - j + 1) is even.
                 mover = to_move if (depth - (j - 1)) % 2 == 0 else 3 - to_move
                 tf[nd, A_WV] += vb if mover == BLACK else 1.0 - vb
-
-
-@njit(cache=True)
-def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2: np.ndarray, queue: np.ndarray) -> int:
-    """Copy the subtree under ``new_root`` into ``ti2``/``tf2`` with it at row 0 (tree reuse); rows used."""
-    for f in range(TI_COLS):
-        ti2[0, f] = ti[new_root, f]
-    for f in range(TF_COLS):
-        tf2[0, f] = tf[new_root, f]
-    ti2[0, A_FIRST] = -1
-    ti2[0, A_NCHILD] = 0
-    ti2[0, A_FLAGS] = ti[new_root, A_FLAGS] & ~FLAG_PRIORS
-    used = 1
-    head = 0
-    tail = 0
-    queue[tail] = new_root
-    tail += 1
-    dst = np.empty(queue.shape[0], dtype=np.int64)
-    dst[0] = 0
-    while head < tail:
-        src = queue[head]
-        at = dst[head]
-        head += 1
-        first = ti[src, A_FIRST]
-        k = ti[src, A_NCHILD]
-        if first < 0 or k == 0 or used + k > ti2.shape[0]:
-            continue
-        ti2[at, A_FIRST] = used
-        ti2[at, A_NCHILD] = k
-        ti2[at, A_FLAGS] = ti[src, A_FLAGS]
-        for j in range(k):
-            s = first + j
-            r = used + j
-            for f in range(TI_COLS):
-                ti2[r, f] = ti[s, f]
-            for f in range(TF_COLS):
-                tf2[r, f] = tf[s, f]
-            ti2[r, A_FIRST] = -1
-            ti2[r, A_NCHILD] = 0
-            # Priors belong to children; a node whose children do not come along must be evaluated again.
-            ti2[r, A_FLAGS] = ti[s, A_FLAGS] & ~FLAG_PRIORS
-            if ti[s, A_FIRST] >= 0 and tail < queue.shape[0]:
-                queue[tail] = s
-                dst[tail] = r
-                tail += 1
-        used += k
-    return used
 
 
 _ = EMPTY  # imported for readers of the buffer layout

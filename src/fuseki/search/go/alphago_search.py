@@ -46,6 +46,7 @@ import numpy as np
 
 from fuseki.go import kernels as K
 from fuseki.search.go import agtree as A
+from fuseki.search.go import flattree as FT
 from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.search.go.rollout_policy import RolloutPolicy
 from fuseki.util.errors import InputError
@@ -162,8 +163,12 @@ class AlphaGoInfo:
         return self.simulations
 
 
-class AlphaGoSearch:
+class AlphaGoSearch(FT.KeptTree):
     """A reusable AlphaGo search for one board size at a time (it adapts when the size changes)."""
+
+    # A kept node keeps its flags but "priors in": those belong to its children, which may not come along.
+    _FLAGS = A.A_FLAGS
+    _KEEP = ~A.FLAG_PRIORS
 
     def __init__(self, evaluator: Evaluator, rollout_policy: RolloutPolicy | None = None, config: AlphaGoConfig | None = None) -> None:
         self.config = config or AlphaGoConfig()
@@ -220,66 +225,11 @@ class AlphaGoSearch:
         self._ladder = reader_stack(size, depth=min(READER_DEPTH, 4 * size))
         self._reset_tree()
 
-    @staticmethod
-    def _signature(state: Any) -> tuple[int, int, int]:
-        return (int(state.key), int(state.move_number), int(state.size))
-
-    def _find_child(self, node: int, move: int) -> int:
-        first, k = int(self._ti[node, A.A_FIRST]), int(self._ti[node, A.A_NCHILD])
-        if first < 0:
-            return -1
-        moves = self._ti[first : first + k, A.A_MOVE]
-        hit = np.nonzero((moves == move) | (moves == -1 - move))[0]
-        return first + int(hit[0]) if len(hit) else -1
-
-    def _reuse(self, state: Any) -> None:
-        sig = self._signature(state)
-        if self._root_sig == sig:
-            return
-        if not self.config.reuse or self._root_sig is None:
-            self._reset_tree()
-            self._root_sig = sig
-            return
-        moves: list[int] = []
-        s = state
-        found = False
-        while s is not None and len(moves) <= 8 and s.move_number >= self._root_sig[1]:
-            if self._signature(s) == self._root_sig:
-                found = True
-                break
-            if s.parent is None:
-                break
-            moves.append(int(s.move_index(s.move_played())))
-            s = s.parent
-        node = 0
-        if found:
-            for m in reversed(moves):
-                node = self._find_child(node, m)
-                if node < 0:
-                    break
-        if not found or node <= 0:
-            self._reset_tree()
-            self._root_sig = sig
-            return
-        ti2 = np.empty_like(self._ti)
-        tf2 = np.empty_like(self._tf)
-        queue = np.empty(self._ti.shape[0], dtype=np.int64)
-        used = A.compact(self._ti, self._tf, node, ti2, tf2, queue)
-        self._ti, self._tf = ti2, tf2
-        self._th[0] = used
-        self._ti[0, A.A_MOVE] = -1
-        self._root_sig = sig
-        self._banned_sig = None
+    def _rerooted(self) -> None:
+        self._banned_sig = None  # the new root's children are checked again
 
     def _ban_root_moves(self, state: Any) -> None:
-        first, k = int(self._ti[0, A.A_FIRST]), int(self._ti[0, A.A_NCHILD])
-        if first < 0:
-            return
-        legal = state.legal_points()
-        moves = self._ti[first : first + k, A.A_MOVE]
-        plain = np.where(moves < 0, -1 - moves, moves)
-        ok = np.isin(plain, legal)
-        self._ti[first : first + k, A.A_MOVE] = np.where(ok, plain, -1 - plain)
+        FT.ban_root_moves(self._ti, state)
         self._banned_sig = self._root_sig
 
     @staticmethod
@@ -309,7 +259,7 @@ class AlphaGoSearch:
             raise ValueError("the game is over: there is nothing to search")
         size = state.size
         self._scratch(size)
-        self._reuse(state)
+        self._reuse(state, self.config.reuse)
         root = state.buffer
         hist = self._history(state)
         prm = self.config.params(float(state.rules.komi), size)

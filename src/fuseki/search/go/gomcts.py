@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from fuseki.go import kernels as K
-from fuseki.search.go.reader import READER_DEPTH, reader_stack
+from fuseki.search.go import flattree as FT
 from fuseki.search.go import gotree as T
+from fuseki.search.go.reader import READER_DEPTH, reader_stack
 from fuseki.util.errors import InputError
 
 __all__ = ["MCTSConfig", "GoMCTS", "SearchInfo", "ChildInfo", "PV_LENGTH"]
@@ -183,7 +184,7 @@ class SearchInfo:
         return self.playouts / self.seconds if self.seconds > 0 else float("inf")
 
 
-class GoMCTS:
+class GoMCTS(FT.KeptTree):
     """A reusable MCTS engine for one board size at a time (it adapts when the size changes)."""
 
     def __init__(
@@ -241,71 +242,6 @@ class GoMCTS:
         self._ladder = reader_stack(size, depth=min(READER_DEPTH, 4 * size))
         self._reset_tree()
 
-    @staticmethod
-    def _signature(state: Any) -> tuple[int, int, int]:
-        return (int(state.key), int(state.move_number), int(state.size))
-
-    def _find_child(self, node: int, move: int) -> int:
-        first, k = int(self._ti[node, T.T_FIRST]), int(self._ti[node, T.T_NCHILD])
-        if first < 0:
-            return -1
-        moves = self._ti[first : first + k, T.T_MOVE]
-        hit = np.nonzero((moves == move) | (moves == -1 - move))[0]
-        return first + int(hit[0]) if len(hit) else -1
-
-    def _reuse(self, state: Any) -> None:
-        """Make ``state`` the root, keeping the matching subtree of the old root when there is one."""
-        sig = self._signature(state)
-        if self._root_sig == sig:
-            return
-        if not self.config.reuse or self._root_sig is None:
-            self._reset_tree()
-            self._root_sig = sig
-            return
-        # Walk back from ``state`` to the old root (at most a few moves).
-        moves: list[int] = []
-        s = state
-        found = False
-        while s is not None and len(moves) <= 8 and s.move_number >= self._root_sig[1]:
-            if self._signature(s) == self._root_sig:
-                found = True
-                break
-            if s.parent is None:
-                break
-            moves.append(int(s.move_index(s.move_played())))
-            s = s.parent
-        node = 0
-        if found:
-            for m in reversed(moves):
-                node = self._find_child(node, m)
-                if node < 0:
-                    break
-        if not found or node <= 0:
-            self._reset_tree()
-            self._root_sig = sig
-            return
-        ti2 = np.empty_like(self._ti)
-        tf2 = np.empty_like(self._tf)
-        queue = np.empty(self._ti.shape[0], dtype=np.int64)
-        used = T.compact(self._ti, self._tf, node, ti2, tf2, queue)
-        self._ti, self._tf = ti2, tf2
-        self._th[0] = used
-        self._ti[0, T.T_MOVE] = -1
-        self._root_sig = sig
-
-    def _ban_root_moves(self, state: Any, allow_pass: bool = True) -> None:
-        """Mark root children that the game's real ko rule forbids (superko), and the pass unless allowed; unmark the rest."""
-        first, k = int(self._ti[0, T.T_FIRST]), int(self._ti[0, T.T_NCHILD])
-        if first < 0:
-            return
-        legal = state.legal_points()
-        moves = self._ti[first : first + k, T.T_MOVE]
-        plain = np.where(moves < 0, -1 - moves, moves)
-        ok = np.isin(plain, legal)
-        if not allow_pass:
-            ok &= plain != state.size * state.size
-        self._ti[first : first + k, T.T_MOVE] = np.where(ok, plain, -1 - plain)
-
     # ---- search -----------------------------------------------------------
 
     def search(
@@ -354,7 +290,7 @@ class GoMCTS:
             raise ValueError("the game is over: there is nothing to search")
         size = state.size
         self._scratch(size)
-        self._reuse(state)
+        self._reuse(state, self.config.reuse)
         root = state._buf
         prm = self.config.params(state.rules.komi, size)
         self._owner[:] = 0.0
@@ -368,7 +304,7 @@ class GoMCTS:
             T.expand(
                 root, self._ti, self._tf, self._th, 0, prm, self._pn, self._pw, self._cand, self._dist, *self._ladder
             )
-        self._ban_root_moves(state, allow_pass)
+        FT.ban_root_moves(self._ti, state, allow_pass)
         if self.root_prior is not None and self._prior_sig != self._root_sig:
             self._add_root_prior(state)
         timed = seconds is not None or stop is not None or progress is not None

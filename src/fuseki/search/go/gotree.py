@@ -68,6 +68,7 @@ from fuseki.go.kernels import (
     place_stone,
     area_score,
 )
+from fuseki.search.go.flattree import FIRST, MOVE, NCHILD
 from fuseki.search.go.playouts import (
     bad_self_atari,
     fix_atari,
@@ -77,7 +78,7 @@ from fuseki.search.go.playouts import (
     true_eye,
 )
 
-T_MOVE, T_FIRST, T_NCHILD = 0, 1, 2
+T_MOVE, T_FIRST, T_NCHILD = MOVE, FIRST, NCHILD  # the columns every flat tree shares
 F_N, F_W, F_PN, F_PW, F_AN, F_AW, F_S, F_SS = 0, 1, 2, 3, 4, 5, 6, 7
 NF = 8  # columns of ``tf``
 
@@ -529,55 +530,6 @@ def run_simulations(
                         tf[j, F_AN] += 1.0
                         tf[j, F_AW] += res
     return count
-
-
-@njit(cache=True)
-def compact(ti: np.ndarray, tf: np.ndarray, new_root: int, ti2: np.ndarray, tf2: np.ndarray, queue: np.ndarray) -> int:
-    """Copy the subtree under ``new_root`` into ``ti2``/``tf2`` with it at row 0 (tree reuse).
-
-    Breadth-first, so each node's children stay one contiguous block.
-    Returns the number of rows used.
-    """
-    for f in range(3):
-        ti2[0, f] = ti[new_root, f]
-    for f in range(NF):
-        tf2[0, f] = tf[new_root, f]
-    ti2[0, T_FIRST] = -1
-    ti2[0, T_NCHILD] = 0
-    used = 1
-    head = 0
-    tail = 0
-    queue[tail] = new_root
-    tail += 1
-    dst = np.empty(queue.shape[0], dtype=np.int64)
-    dst[0] = 0
-    while head < tail:
-        src = queue[head]
-        at = dst[head]
-        head += 1
-        first = ti[src, T_FIRST]
-        k = ti[src, T_NCHILD]
-        if first < 0 or k == 0:
-            continue
-        if used + k > ti2.shape[0]:
-            continue
-        ti2[at, T_FIRST] = used
-        ti2[at, T_NCHILD] = k
-        for j in range(k):
-            s = first + j
-            r = used + j
-            for f in range(3):
-                ti2[r, f] = ti[s, f]
-            for f in range(NF):
-                tf2[r, f] = tf[s, f]
-            ti2[r, T_FIRST] = -1
-            ti2[r, T_NCHILD] = 0
-            if ti[s, T_FIRST] >= 0 and tail < queue.shape[0]:
-                queue[tail] = s
-                dst[tail] = r
-                tail += 1
-        used += k
-    return used
 
 
 @njit(cache=True)

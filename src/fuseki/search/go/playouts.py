@@ -88,6 +88,7 @@ __all__ = [
     "ladder_after",
     "true_eye",
     "playout_score",
+    "last_point",
 ]
 
 _P3 = PAT3  # module global -> compile-time constant
@@ -95,6 +96,14 @@ _P3 = PAT3  # module global -> compile-time constant
 #: Where a heavy playout's move came from (the ``kinds`` counters of :func:`heavy_playout`).
 KIND_CAPTURE, KIND_PAT3, KIND_RANDOM, KIND_PASS = 0, 1, 2, 3
 NKINDS = 4
+
+
+@njit(cache=True, inline="always")
+def last_point(buf: np.ndarray) -> int:
+    """The padded point of the last move, or -1 when there is none or it was a pass."""
+    n = buf[M_N]
+    lp = buf[M_LAST]
+    return PAD[n, lp] if 0 <= lp < n * n else -1
 
 
 @njit(cache=True, inline="always")
@@ -135,6 +144,16 @@ def pat3_match(buf: np.ndarray, q: int) -> bool:
     return _P3[code]
 
 
+@njit(cache=True, inline="always")
+def _add_liberty(count: int, l0: int, l1: int, p: int) -> tuple[int, int, int]:
+    """Count one more liberty ``p``, keeping the first two: the new ``(count, l0, l1)``."""
+    if count == 0:
+        l0 = p
+    elif count == 1:
+        l1 = p
+    return count + 1, l0, l1
+
+
 @njit(cache=True)
 def _libs_after_pts(buf: np.ndarray, q: int, color: int, limit: int) -> tuple[int, int, int]:
     """Distinct liberties (counted up to ``limit``) of the string that ``color`` would
@@ -160,11 +179,7 @@ def _libs_after_pts(buf: np.ndarray, q: int, color: int, limit: int) -> tuple[in
         if b == EMPTY or takes:
             # An empty neighbour, or an enemy stone this move captures: a liberty.
             if n != l0 and n != l1:
-                if count == 0:
-                    l0 = n
-                elif count == 1:
-                    l1 = n
-                count += 1
+                count, l0, l1 = _add_liberty(count, l0, l1, n)
                 if count >= limit:
                     return count, l0, l1
     for n in (q - w, q + w, q - 1, q + 1):
@@ -180,11 +195,7 @@ def _libs_after_pts(buf: np.ndarray, q: int, color: int, limit: int) -> tuple[in
                     continue
                 b = buf[META + m]
                 if b == EMPTY or (captures and b == opp and _atari_liberty(buf, np_, buf[head + m]) == q):
-                    if count == 0:
-                        l0 = m
-                    elif count == 1:
-                        l1 = m
-                    count += 1
+                    count, l0, l1 = _add_liberty(count, l0, l1, m)
                     if count >= limit:
                         return count, l0, l1
             s = buf[META + B_NEXT * np_ + s]
@@ -199,21 +210,29 @@ def _libs_after(buf: np.ndarray, q: int, color: int, limit: int) -> int:
     return _libs_after_pts(buf, q, color, limit)[0]
 
 
+@njit(cache=True, inline="always")
+def _empties_and_friend(buf: np.ndarray, q: int, color: int) -> tuple[int, bool]:
+    """How many neighbours of padded ``q`` are empty, and whether one is a ``color`` stone: the cheap
+    first look of the self-atari tests (with no friend, or enough empty points, a move cannot be one)."""
+    w = buf[M_W]
+    empties = 0
+    friend = False
+    for nb in (q - w, q + w, q - 1, q + 1):
+        b = buf[META + nb]
+        if b == EMPTY:
+            empties += 1
+        elif b == color:
+            friend = True
+    return empties, friend
+
+
 @njit(cache=True)
 def self_atari(buf: np.ndarray, q: int, color: int) -> bool:
     """True when ``color`` at padded ``q`` makes a string of two or more stones with
     one liberty. A lone stone is never "self-atari" here: throw-ins and ko
     captures must stay playable.
     """
-    w = buf[M_W]
-    empties = 0
-    friend = False
-    for n in (q - w, q + w, q - 1, q + 1):
-        b = buf[META + n]
-        if b == EMPTY:
-            empties += 1
-        elif b == color:
-            friend = True
+    empties, friend = _empties_and_friend(buf, q, color)
     if empties >= 2 or not friend:
         return False
     return _libs_after(buf, q, color, 2) < 2
@@ -253,7 +272,7 @@ def playout_score(buf: np.ndarray) -> int:
     return diff
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def true_eye(buf: np.ndarray, q: int, color: int) -> bool:
     """Michi's (and Pachi's, Fuego's) eye test: empty padded ``q`` whose on-board neighbours are all
     ``color``, with at most one enemy stone on its diagonals, none at the edge.
@@ -266,6 +285,9 @@ def true_eye(buf: np.ndarray, q: int, color: int) -> bool:
     a position the playouts then misjudge by 80 points of win rate
     (docs/mcts-quality.md). Empty diagonals do not make an eye false; only
     the opponent's stones do.
+
+    Inlined: the rollout policy (:mod:`fuseki.search.go.rollout_policy`)
+    asks it for every candidate of every rollout move.
     """
     w = buf[M_W]
     for n in (q - w, q + w, q - 1, q + 1):
@@ -458,15 +480,7 @@ def bad_self_atari(
     ``edge_only``, Michi's playouts, only when both are on the first line).
     A lone stone is never refused: throw-ins and ko captures must stay playable.
     """
-    w = buf[M_W]
-    empties = 0
-    friend = False
-    for nb in (q - w, q + w, q - 1, q + 1):
-        b = buf[META + nb]
-        if b == EMPTY:
-            empties += 1
-        elif b == color:
-            friend = True
+    empties, friend = _empties_and_friend(buf, q, color)
     if empties >= 3 or not friend:
         return False
     cnt, l0, l1 = _libs_after_pts(buf, q, color, 3)
@@ -500,43 +514,26 @@ def _take(buf: np.ndarray, e0: int, where: int, i: int, m: int) -> None:
 
 
 @njit(cache=True)
-def _random_move(buf: np.ndarray, color: int) -> int:
-    """The book's random move: a uniformly random legal point that is no own eye by the book's
-    test (:func:`is_eye_padded`), padded, or -1 to pass.
-
-    Rejection sampling without replacement over the empty-point list, as in
-    :func:`fuseki.go.kernels.playout`.
-    """
-    np_ = buf[M_NP]
-    e0 = META + NBLOCKS * np_
-    where = META + B_WHERE * np_
-    enb = META + B_ENB * np_
-    m = buf[M_NEMPTY]
-    while m > 0:
-        i = np.random.randint(m)
-        q = buf[e0 + i]
-        if q != buf[M_KO]:
-            if buf[enb + q] > 0:
-                return q
-            if legal_code_slow(buf, q, color) == OK and not is_eye_padded(buf, q, color):
-                return q
-        m -= 1
-        _take(buf, e0, where, i, m)
-    return -1
-
-
-@njit(cache=True)
-def _random_move_heavy(
+def _random_move(
     buf: np.ndarray,
     color: int,
+    michi: bool,
     p_selfatari: float,
     cols: np.ndarray,
     rmoves: np.ndarray,
     rwork: np.ndarray,
     max_nodes: int,
 ) -> int:
-    """The heavy playout's random move: a uniformly random legal point that is no :func:`true_eye`
-    of the mover, with :func:`bad_self_atari` refused with probability ``p_selfatari``; -1 to pass."""
+    """A uniformly random legal point (padded) that is no own eye, or -1 to pass.
+
+    ``michi`` (the heavy playout): no :func:`true_eye` of the mover, and a
+    :func:`bad_self_atari` refused with probability ``p_selfatari``. Else
+    (the book's playout, ``p_selfatari = 0``): no eye by the book's test
+    (:func:`is_eye_padded`), and no ladder is read.
+
+    Rejection sampling without replacement over the empty-point list, as in
+    :func:`fuseki.go.kernels.playout`.
+    """
     np_ = buf[M_NP]
     e0 = META + NBLOCKS * np_
     where = META + B_WHERE * np_
@@ -551,7 +548,7 @@ def _random_move_heavy(
             if e > 0:
                 ok = True
             elif legal_code_slow(buf, q, color) == OK:
-                ok = not true_eye(buf, q, color)
+                ok = not (true_eye(buf, q, color) if michi else is_eye_padded(buf, q, color))
             # Two empty neighbours can only be a bad self-atari on the first line (two edge liberties).
             if ok and p_selfatari > 0.0 and (e < 2 or (e == 2 and _height(buf, q) == 0)) and _has_friend(buf, q, color):
                 if np.random.random() < p_selfatari and bad_self_atari(buf, q, color, True, cols, rmoves, rwork, max_nodes):
@@ -569,10 +566,14 @@ def light_playout(buf: np.ndarray, max_moves: int, amaf: np.ndarray, step0: int)
 
     ``step0`` is the number of moves already made since the search root (for AMAF).
     """
+    # It reads no ladders: an empty reader stack.
+    cols = np.empty((0, 0), dtype=np.int8)
+    rmoves = np.empty((0, 0), dtype=np.int64)
+    rwork = np.empty(0, dtype=np.int64)
     moves = 0
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
-        _commit(buf, _random_move(buf, color), color, amaf, step0 + moves)
+        _commit(buf, _random_move(buf, color, False, 0.0, cols, rmoves, rwork, 0), color, amaf, step0 + moves)
         moves += 1
     buf[M_NLEGAL] = -1
     return moves
@@ -601,6 +602,74 @@ def _pick(
                 if bad_self_atari(buf, q, color, True, cols, rmoves, rwork, max_nodes):
                     continue
             return q
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _local_move(
+    buf: np.ndarray,
+    rule: int,
+    last: int,
+    last2: int,
+    color: int,
+    cand: np.ndarray,
+    sizes: np.ndarray,
+    roots: np.ndarray,
+    p_selfatari: float,
+    cols: np.ndarray,
+    rmoves: np.ndarray,
+    rwork: np.ndarray,
+    ladder_nodes: int,
+) -> int:
+    """The move of one of the heavy playout's local rules (padded), or -1.
+
+    ``rule`` ``KIND_CAPTURE``: the :func:`fix_atari` moves of every string on
+    the 3×3 block around the last move (``last``, padded, -1 for none), and
+    if none is accepted, around the move before it (``last2``); each string
+    once. ``KIND_PAT3``: the empty points of those blocks that match a 3×3
+    pattern. The candidates of a block are tried by :func:`_pick`.
+    """
+    w = buf[M_W]
+    np_ = buf[M_NP]
+    head = META + B_HEAD * np_
+    nroots = 0
+    for stage in range(2):
+        centre = last if stage == 0 else last2
+        if centre < 0:
+            continue
+        k = 0
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                c = centre + dr * w + dc
+                b = buf[META + c]
+                if rule == KIND_PAT3:
+                    if b == EMPTY and pat3_match(buf, c):
+                        cand[k] = c
+                        k += 1
+                    continue
+                if b != BLACK and b != WHITE:
+                    continue
+                root = buf[head + c]
+                # Only strings in atari, or enemy strings that may have two liberties
+                # (at most 8 pseudo-liberties) can give a move: skip the rest cheaply.
+                if _atari_liberty(buf, np_, root) < 0 and (
+                    b == color or ladder_nodes <= 0 or buf[META + B_SIZE * np_ + root] < 2 or buf[META + B_PLIB * np_ + root] > 8
+                ):
+                    continue
+                # Once per string: a big string touches the block many times.
+                seen = False
+                for i in range(nroots):
+                    if roots[i] == root:
+                        seen = True
+                if seen:
+                    continue
+                roots[nroots] = root
+                nroots += 1
+                k = fix_atari(buf, c, color, cand, sizes, k, True, cols, rmoves, rwork, ladder_nodes)
+        if k > 0:
+            chosen = _pick(buf, cand, k, color, p_selfatari, cols, rmoves, rwork, ladder_nodes)
+            if chosen >= 0:
+                return chosen
     return -1
 
 
@@ -641,71 +710,22 @@ def heavy_playout(
     etc. are a :func:`fuseki.search.go.reader.reader_stack` for the ladder reads
     (at most ``ladder_nodes`` positions each; 0 reads none).
     """
-    n = buf[M_N]
-    w = buf[M_W]
     np_ = buf[M_NP]
-    head = META + B_HEAD * np_
     sizes = cand[2 * np_ : 4 * np_]
     roots = cand[4 * np_ :]
     moves = 0
     while moves < max_moves and buf[M_PASSES] < 2:
         color = buf[M_TOMOVE]
-        lp = buf[M_LAST]
-        last = PAD[n, lp] if 0 <= lp < n * n else -1
+        last = last_point(buf)
         chosen = -1
         kind = KIND_CAPTURE
         if (last >= 0 or last2 >= 0) and np.random.random() < p_capture:
-            nroots = 0
-            for stage in range(2):
-                centre = last if stage == 0 else last2
-                if centre < 0 or chosen >= 0:
-                    continue
-                k = 0
-                for dr in range(-1, 2):
-                    for dc in range(-1, 2):
-                        c = centre + dr * w + dc
-                        b = buf[META + c]
-                        if b != BLACK and b != WHITE:
-                            continue
-                        root = buf[head + c]
-                        # Only strings in atari, or enemy strings that may have two liberties
-                        # (at most 8 pseudo-liberties) can give a move: skip the rest cheaply.
-                        if _atari_liberty(buf, np_, root) < 0 and (
-                            b == color
-                            or ladder_nodes <= 0
-                            or buf[META + B_SIZE * np_ + root] < 2
-                            or buf[META + B_PLIB * np_ + root] > 8
-                        ):
-                            continue
-                        # Once per string: a big string touches the block many times.
-                        seen = False
-                        for i in range(nroots):
-                            if roots[i] == root:
-                                seen = True
-                        if seen:
-                            continue
-                        roots[nroots] = root
-                        nroots += 1
-                        k = fix_atari(buf, c, color, cand, sizes, k, True, cols, rmoves, rwork, ladder_nodes)
-                if k > 0:
-                    chosen = _pick(buf, cand, k, color, p_selfatari, cols, rmoves, rwork, ladder_nodes)
+            chosen = _local_move(buf, KIND_CAPTURE, last, last2, color, cand, sizes, roots, p_selfatari, cols, rmoves, rwork, ladder_nodes)
         if chosen < 0 and (last >= 0 or last2 >= 0) and np.random.random() < p_pat3:
             kind = KIND_PAT3
-            for stage in range(2):
-                centre = last if stage == 0 else last2
-                if centre < 0 or chosen >= 0:
-                    continue
-                k = 0
-                for dr in range(-1, 2):
-                    for dc in range(-1, 2):
-                        c = centre + dr * w + dc
-                        if buf[META + c] == EMPTY and pat3_match(buf, c):
-                            cand[k] = c
-                            k += 1
-                if k > 0:
-                    chosen = _pick(buf, cand, k, color, p_selfatari, cols, rmoves, rwork, ladder_nodes)
+            chosen = _local_move(buf, KIND_PAT3, last, last2, color, cand, sizes, roots, p_selfatari, cols, rmoves, rwork, ladder_nodes)
         if chosen < 0:
-            chosen = _random_move_heavy(buf, color, p_selfatari_random, cols, rmoves, rwork, ladder_nodes)
+            chosen = _random_move(buf, color, True, p_selfatari_random, cols, rmoves, rwork, ladder_nodes)
             kind = KIND_RANDOM if chosen >= 0 else KIND_PASS
         kinds[kind] += 1
         last2 = last

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from fuseki.go.kernels import BLACK, EMPTY, META, M_KO, M_NP, M_W, WHITE
+from fuseki.go.ladder import ladder_add_move, ladder_moves, ladder_settle
 
 __all__ = ["READER_DEPTH", "READER_MOVES", "reader_stack", "load", "play", "libs", "ladder_read"]
 
@@ -159,22 +160,10 @@ def _node(cols: np.ndarray, rmoves: np.ndarray, rwork: np.ndarray, d: int, q: in
     if col[q] != defender:
         return 1
     count, l1, l2 = libs(col, q, w, rwork, 3)
-    rwork[d] = 0  # nmoves[d]
-    if to_move != defender:
-        if count <= 1:
-            return 1
-        if count >= 3:
-            return 0
-        rmoves[d, 0] = l1
-        rmoves[d, 1] = l2
-        rwork[d] = 2
-        return -1
-    if count >= 2:
-        return 0
-    if count == 0:
-        return 1
-    rmoves[d, 0] = l1
-    nm = 1
+    verdict, nm = ladder_moves(rmoves, d, count, l1, l2, to_move != defender)
+    rwork[d] = nm  # nmoves[d]
+    if verdict >= 0 or to_move != defender:
+        return verdict
     # Counter-captures: attacker strings in atari next to the defender. The
     # defender's stones are collected first (libs() reuses the mark array).
     np_ = col.shape[0]
@@ -203,13 +192,7 @@ def _node(cols: np.ndarray, rmoves: np.ndarray, rwork: np.ndarray, d: int, q: in
             if col[nb] == attacker:
                 c, a, _ = libs(col, nb, w, rwork, 2)
                 if c == 1:
-                    seen = False
-                    for j in range(nm):
-                        if rmoves[d, j] == a:
-                            seen = True
-                    if not seen and nm < READER_MOVES:
-                        rmoves[d, nm] = a
-                        nm += 1
+                    nm = ladder_add_move(rmoves, d, nm, a, READER_MOVES)
     rwork[d] = nm
     return -1
 
@@ -259,22 +242,12 @@ def ladder_read(cols: np.ndarray, rmoves: np.ndarray, rwork: np.ndarray, q: int,
                     d += 1
                     rwork[idx0 + d] = 0
                     continue
-                if attacker_node and c == 1:
-                    result = 1
-                elif not attacker_node and c == 0:
-                    result = 0
-                else:
+                if attacker_node != (c == 1):
                     continue
-        while True:
-            if d == 0:
-                return result == 1
-            d -= 1
-            parent_attacker = (to_move if d % 2 == 0 else 3 - to_move) != defender
-            if parent_attacker and result == 1:
-                continue
-            if not parent_attacker and result == 0:
-                continue
-            break
+                result = c
+        d = ladder_settle(d, result, to_move != defender)
+        if d < 0:
+            return result == 1
     return False
 
 

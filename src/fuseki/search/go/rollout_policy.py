@@ -80,7 +80,7 @@ from fuseki.go.kernels import (
     legal_code_slow,
     place_stone,
 )
-from fuseki.search.go.playouts import _atari_liberty, _libs_after, playout_score, self_atari
+from fuseki.search.go.playouts import _atari_liberty, _libs_after, last_point, playout_score, self_atari, true_eye
 
 __all__ = [
     "FEATURES_PER_MOVE",
@@ -209,33 +209,13 @@ _O_RESP, _O_CAPTURE, _O_SAVE, _O_SELFATARI, _O_LINE, _O_DIST1, _O_DIST2 = 0, 1, 
 
 
 @njit(cache=True, inline="always")
-def _true_eye(buf: np.ndarray, q: int, color: int) -> bool:
-    """Michi's eye test for empty padded ``q``: own or border all round, at most one enemy diagonal, none at the edge."""
-    w = buf[M_W]
-    for n in (q - w, q + w, q - 1, q + 1):
-        b = buf[META + n]
-        if b != color and b != BORDER:
-            return False
-    enemy = 0
-    edge = 0
-    opp = 3 - color
-    for d in (q - w - 1, q - w + 1, q + w - 1, q + w + 1):
-        b = buf[META + d]
-        if b == BORDER:
-            edge = 1
-        elif b == opp:
-            enemy += 1
-    return enemy + edge < 2
-
-
-@njit(cache=True, inline="always")
 def _candidate(buf: np.ndarray, q: int, color: int) -> bool:
     """Legal under simple ko and not a true eye of ``color``."""
     if q == buf[M_KO]:
         return False
     if buf[META + B_ENB * buf[M_NP] + q] == 0 and legal_code_slow(buf, q, color) != OK:
         return False
-    return not _true_eye(buf, q, color)
+    return not true_eye(buf, q, color)
 
 
 @njit(cache=True, inline="always")
@@ -246,28 +226,17 @@ def _dist_bin(q: int, p: int, w: int) -> int:
     return d if d < 17 else 17
 
 
-@njit(cache=True)
-def _features(
-    buf: np.ndarray,
-    q: int,
-    color: int,
-    last: int,
-    last2: int,
-    pat: np.ndarray,
-    resp: np.ndarray,
-    off: np.ndarray,
-    out: np.ndarray,
-    k0: int,
-) -> int:
-    """Write the weight indices of candidate ``q`` (padded) into ``out[k0:]``; return how many.
+@njit(cache=True, inline="always")
+def _codes(buf: np.ndarray, q: int, color: int) -> tuple[int, int]:
+    """The 3×3 neighbourhood of padded ``q`` as ``(code6, code4)`` (the pattern features of the module notes).
 
-    ``last``/``last2``: padded points of the last move and the one before (-1: none or a pass).
+    ``code6``: 6 states a cell (empty, border, own string in atari or not,
+    enemy string in atari or not), for the non-response pattern; ``code4``:
+    4 states (empty, own, enemy, border), for the response pattern.
     """
-    n = buf[M_N]
     w = buf[M_W]
     np_ = buf[M_NP]
     head = META + B_HEAD * np_
-    opp = 3 - color
     code6 = 0
     code4 = 0
     m6 = 1
@@ -278,34 +247,47 @@ def _features(
                 continue
             d = q + dr * w + dc
             b = buf[META + d]
-            if b == EMPTY:
-                s6 = 0
-                s4 = 0
-            elif b == BORDER:
-                s6 = 1
-                s4 = 3
-            else:
+            if b == BORDER:
+                code6 += m6
+                code4 += 3 * m4
+            elif b != EMPTY:
                 atari = _atari_liberty(buf, np_, buf[head + d]) >= 0
                 if b == color:
-                    s6 = 2 if atari else 3
-                    s4 = 1
+                    code6 += (2 if atari else 3) * m6
+                    code4 += m4
                 else:
-                    s6 = 4 if atari else 5
-                    s4 = 2
-            code6 += s6 * m6
-            code4 += s4 * m4
+                    code6 += (4 if atari else 5) * m6
+                    code4 += 2 * m4
             m6 *= 6
             m4 *= 4
-    k = k0
-    out[k] = pat[code6]
-    k += 1
-    if last >= 0:
-        dr = _ROW[w, q] - _ROW[w, last]
-        dc = _COL[w, q] - _COL[w, last]
-        if 0 < abs(dr) + abs(dc) <= 2:
-            out[k] = off[_O_RESP] + resp[_DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4]
-            k += 1
-    # Captures and saves, from the four neighbours' strings.
+    return code6, code4
+
+
+@njit(cache=True, inline="always")
+def _response(q: int, last: int, w: int, code4: int) -> int:
+    """The index of candidate ``q``'s response code in the response table, or -1 when ``q`` is not in
+    the 12-point diamond around the last move (``last``, padded; -1 for none)."""
+    if last < 0:
+        return -1
+    dr = _ROW[w, q] - _ROW[w, last]
+    dc = _COL[w, q] - _COL[w, last]
+    if 0 < abs(dr) + abs(dc) <= 2:
+        return _DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _captures(buf: np.ndarray, q: int, color: int, last: int) -> tuple[int, bool, bool]:
+    """From the strings in atari next to padded ``q``: ``(captured, of_last, save)``.
+
+    ``captured``: the stones that ``color`` at ``q`` takes (each string once);
+    ``of_last``: the string of the last move (``last``, padded) is among them;
+    ``save``: an own string in atari gets two or more liberties from the move.
+    """
+    w = buf[M_W]
+    np_ = buf[M_NP]
+    head = META + B_HEAD * np_
+    opp = 3 - color
     captured = 0
     of_last = False
     save = False
@@ -333,9 +315,55 @@ def _features(
                 of_last = True
         elif not save:
             save = _libs_after(buf, q, color, 2) >= 2
+    return captured, of_last, save
+
+
+@njit(cache=True, inline="always")
+def _capture_bin(captured: int, of_last: bool) -> int:
+    """The capture feature: one, two, or more stones, +3 when the last move's string is taken."""
+    return (0 if captured == 1 else (1 if captured == 2 else 2)) + (3 if of_last else 0)
+
+
+@njit(cache=True, inline="always")
+def _line_bin(q: int, w: int, n: int) -> int:
+    """The line of padded ``q`` from the nearest edge, 0-based, the fourth and higher as 3."""
+    r = _ROW[w, q] - 1
+    c = _COL[w, q] - 1
+    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
+    return line if line < 3 else 3
+
+
+@njit(cache=True)
+def _features(
+    buf: np.ndarray,
+    q: int,
+    color: int,
+    last: int,
+    last2: int,
+    pat: np.ndarray,
+    resp: np.ndarray,
+    off: np.ndarray,
+    out: np.ndarray,
+    k0: int,
+) -> int:
+    """Write the weight indices of candidate ``q`` (padded) into ``out[k0:]``; return how many.
+
+    ``last``/``last2``: padded points of the last move and the one before (-1: none or a pass).
+    """
+    n = buf[M_N]
+    w = buf[M_W]
+    code6, code4 = _codes(buf, q, color)
+    k = k0
+    out[k] = pat[code6]
+    k += 1
+    r = _response(q, last, w, code4)
+    if r >= 0:
+        out[k] = off[_O_RESP] + resp[r]
+        k += 1
+    # Captures and saves, from the four neighbours' strings.
+    captured, of_last, save = _captures(buf, q, color, last)
     if captured > 0:
-        size_bin = 0 if captured == 1 else (1 if captured == 2 else 2)
-        out[k] = off[_O_CAPTURE] + size_bin + (3 if of_last else 0)
+        out[k] = off[_O_CAPTURE] + _capture_bin(captured, of_last)
         k += 1
     if save:
         out[k] = off[_O_SAVE]
@@ -343,10 +371,7 @@ def _features(
     if captured == 0 and self_atari(buf, q, color):
         out[k] = off[_O_SELFATARI]
         k += 1
-    r = _ROW[w, q] - 1
-    c = _COL[w, q] - 1
-    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
-    out[k] = off[_O_LINE] + (line if line < 3 else 3)
+    out[k] = off[_O_LINE] + _line_bin(q, w, n)
     k += 1
     out[k] = off[_O_DIST1] + _dist_bin(q, last, w)
     k += 1
@@ -375,79 +400,57 @@ def _score(
     """
     n = buf[M_N]
     w = buf[M_W]
-    np_ = buf[M_NP]
-    head = META + B_HEAD * np_
-    opp = 3 - color
-    code6 = 0
-    code4 = 0
-    m6 = 1
-    m4 = 1
-    for dr in range(-1, 2):
-        for dc in range(-1, 2):
-            if dr == 0 and dc == 0:
-                continue
-            d = q + dr * w + dc
-            b = buf[META + d]
-            if b == BORDER:
-                code6 += m6
-                code4 += 3 * m4
-            elif b != EMPTY:
-                atari = _atari_liberty(buf, np_, buf[head + d]) >= 0
-                if b == color:
-                    code6 += (2 if atari else 3) * m6
-                    code4 += m4
-                else:
-                    code6 += (4 if atari else 5) * m6
-                    code4 += 2 * m4
-            m6 *= 6
-            m4 *= 4
+    code6, code4 = _codes(buf, q, color)
     s = np.float64(w6[code6])
-    if last >= 0:
-        dr = _ROW[w, q] - _ROW[w, last]
-        dc = _COL[w, q] - _COL[w, last]
-        if 0 < abs(dr) + abs(dc) <= 2:
-            s += wr[_DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4]
-    captured = 0
-    of_last = False
-    save = False
-    r0 = -1
-    r1 = -1
-    r2 = -1
-    for d in (q - w, q + w, q - 1, q + 1):
-        b = buf[META + d]
-        if b != BLACK and b != WHITE:
-            continue
-        root = buf[head + d]
-        if _atari_liberty(buf, np_, root) < 0:
-            continue
-        if b == opp:
-            if root == r0 or root == r1 or root == r2:
-                continue
-            if r0 < 0:
-                r0 = root
-            elif r1 < 0:
-                r1 = root
-            else:
-                r2 = root
-            captured += buf[META + B_SIZE * np_ + root]
-            if last >= 0 and buf[META + last] == opp and buf[head + last] == root:
-                of_last = True
-        elif not save:
-            save = _libs_after(buf, q, color, 2) >= 2
+    r = _response(q, last, w, code4)
+    if r >= 0:
+        s += wr[r]
+    captured, of_last, save = _captures(buf, q, color, last)
     # ws: capture (6), save (1), self-atari (1), line (4), dist1 (18), dist2 (18).
     if captured > 0:
-        s += ws[(0 if captured == 1 else (1 if captured == 2 else 2)) + (3 if of_last else 0)]
+        s += ws[_capture_bin(captured, of_last)]
     if save:
         s += ws[6]
     if captured == 0 and self_atari(buf, q, color):
         s += ws[7]
-    r = _ROW[w, q] - 1
-    c = _COL[w, q] - 1
-    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
-    s += ws[8 + (line if line < 3 else 3)]
+    s += ws[8 + _line_bin(q, w, n)]
     s += ws[12 + _dist_bin(q, last, w)]
     s += ws[12 + N_DIST + _dist_bin(q, last2, w)]
     return s
+
+
+@njit(cache=True, inline="always")
+def score_candidates(
+    buf: np.ndarray,
+    last2: int,
+    w6: np.ndarray,
+    wr: np.ndarray,
+    ws: np.ndarray,
+    points: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[int, float]:
+    """The candidates of the player to move with their summed weights (:func:`_score`): ``(k, best)``.
+
+    ``points[:k]`` gets the candidates (padded), ``scores[:k]`` their scores,
+    ``best`` the highest (-1e30 when there is none). The rollout moves and
+    the AlphaGo tree's priors both start from them.
+    """
+    color = buf[M_TOMOVE]
+    last = last_point(buf)
+    e0 = META + NBLOCKS * buf[M_NP]
+    k = 0
+    best = -1e30
+    for e in range(buf[M_NEMPTY]):
+        q = buf[e0 + e]
+        if not _candidate(buf, q, color):
+            continue
+        s = _score(buf, q, color, last, last2, w6, wr, ws)
+        points[k] = q
+        scores[k] = s
+        if s > best:
+            best = s
+        k += 1
+    return k, best
 
 
 @njit(cache=True)
@@ -466,12 +469,9 @@ def candidate_features(
     indices, -1 after the last. ``last2`` is the padded point of the move
     before the last one (-1: none or a pass).
     """
-    n = buf[M_N]
-    np_ = buf[M_NP]
     color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n * n else -1
-    e0 = META + NBLOCKS * np_
+    last = last_point(buf)
+    e0 = META + NBLOCKS * buf[M_NP]
     k = 0
     row = np.empty(FEATURES_PER_MOVE, dtype=np.int64)
     for e in range(buf[M_NEMPTY]):
@@ -502,24 +502,7 @@ def rollout_move(
     Samples from the softmax (``greedy``: the highest score instead). The
     weights are the fused tables of :meth:`RolloutPolicy.fused`.
     """
-    n = buf[M_N]
-    np_ = buf[M_NP]
-    color = buf[M_TOMOVE]
-    lp = buf[M_LAST]
-    last = PAD[n, lp] if 0 <= lp < n * n else -1
-    e0 = META + NBLOCKS * np_
-    k = 0
-    best = -1e30
-    for e in range(buf[M_NEMPTY]):
-        q = buf[e0 + e]
-        if not _candidate(buf, q, color):
-            continue
-        s = _score(buf, q, color, last, last2, w6, wr, ws)
-        points[k] = q
-        scores[k] = s
-        if s > best:
-            best = s
-        k += 1
+    k, best = score_candidates(buf, last2, w6, wr, ws, points, scores)
     if k == 0:
         return -1
     if greedy:
@@ -729,5 +712,5 @@ def true_eye_points(buf: np.ndarray, points: np.ndarray, color: int) -> np.ndarr
         p = points[i]
         if 0 <= p < n * n:
             q = PAD[n, p]
-            out[i] = buf[META + q] == EMPTY and _true_eye(buf, q, color)
+            out[i] = buf[META + q] == EMPTY and true_eye(buf, q, color)
     return out

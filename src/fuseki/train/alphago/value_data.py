@@ -54,7 +54,7 @@ from fuseki.go.kernels import (
     play,
 )
 from fuseki.go.ladder import LADDER_MAX_NODES
-from fuseki.search.go.rollout_policy import _true_eye
+from fuseki.search.go.playouts import true_eye
 from fuseki.util.atomic import write_atomic
 from fuseki.util.runs import WorkerPool, chunk_count, derive_seed
 
@@ -113,7 +113,7 @@ def _prepare(
         k = 0
         for j in range(pts.shape[0] - 1):
             p = pts[j]
-            if _true_eye(buf, PAD[n, p], color):
+            if true_eye(buf, PAD[n, p], color):
                 cand[g, p] = False
             else:
                 cand[g, p] = True
