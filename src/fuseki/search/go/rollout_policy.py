@@ -226,17 +226,28 @@ def _dist_bin(q: int, p: int, w: int) -> int:
     return d if d < 17 else 17
 
 
-@njit(cache=True, inline="always")
-def _codes(buf: np.ndarray, q: int, color: int) -> tuple[int, int]:
-    """The 3×3 neighbourhood of padded ``q`` as ``(code6, code4)`` (the pattern features of the module notes).
+@njit(cache=True)
+def _features(
+    buf: np.ndarray,
+    q: int,
+    color: int,
+    last: int,
+    last2: int,
+    pat: np.ndarray,
+    resp: np.ndarray,
+    off: np.ndarray,
+    out: np.ndarray,
+    k0: int,
+) -> int:
+    """Write the weight indices of candidate ``q`` (padded) into ``out[k0:]``; return how many.
 
-    ``code6``: 6 states a cell (empty, border, own string in atari or not,
-    enemy string in atari or not), for the non-response pattern; ``code4``:
-    4 states (empty, own, enemy, border), for the response pattern.
+    ``last``/``last2``: padded points of the last move and the one before (-1: none or a pass).
     """
+    n = buf[M_N]
     w = buf[M_W]
     np_ = buf[M_NP]
     head = META + B_HEAD * np_
+    opp = 3 - color
     code6 = 0
     code4 = 0
     m6 = 1
@@ -247,47 +258,34 @@ def _codes(buf: np.ndarray, q: int, color: int) -> tuple[int, int]:
                 continue
             d = q + dr * w + dc
             b = buf[META + d]
-            if b == BORDER:
-                code6 += m6
-                code4 += 3 * m4
-            elif b != EMPTY:
+            if b == EMPTY:
+                s6 = 0
+                s4 = 0
+            elif b == BORDER:
+                s6 = 1
+                s4 = 3
+            else:
                 atari = _atari_liberty(buf, np_, buf[head + d]) >= 0
                 if b == color:
-                    code6 += (2 if atari else 3) * m6
-                    code4 += m4
+                    s6 = 2 if atari else 3
+                    s4 = 1
                 else:
-                    code6 += (4 if atari else 5) * m6
-                    code4 += 2 * m4
+                    s6 = 4 if atari else 5
+                    s4 = 2
+            code6 += s6 * m6
+            code4 += s4 * m4
             m6 *= 6
             m4 *= 4
-    return code6, code4
-
-
-@njit(cache=True, inline="always")
-def _response(q: int, last: int, w: int, code4: int) -> int:
-    """The index of candidate ``q``'s response code in the response table, or -1 when ``q`` is not in
-    the 12-point diamond around the last move (``last``, padded; -1 for none)."""
-    if last < 0:
-        return -1
-    dr = _ROW[w, q] - _ROW[w, last]
-    dc = _COL[w, q] - _COL[w, last]
-    if 0 < abs(dr) + abs(dc) <= 2:
-        return _DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _captures(buf: np.ndarray, q: int, color: int, last: int) -> tuple[int, bool, bool]:
-    """From the strings in atari next to padded ``q``: ``(captured, of_last, save)``.
-
-    ``captured``: the stones that ``color`` at ``q`` takes (each string once);
-    ``of_last``: the string of the last move (``last``, padded) is among them;
-    ``save``: an own string in atari gets two or more liberties from the move.
-    """
-    w = buf[M_W]
-    np_ = buf[M_NP]
-    head = META + B_HEAD * np_
-    opp = 3 - color
+    k = k0
+    out[k] = pat[code6]
+    k += 1
+    if last >= 0:
+        dr = _ROW[w, q] - _ROW[w, last]
+        dc = _COL[w, q] - _COL[w, last]
+        if 0 < abs(dr) + abs(dc) <= 2:
+            out[k] = off[_O_RESP] + resp[_DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4]
+            k += 1
+    # Captures and saves, from the four neighbours' strings.
     captured = 0
     of_last = False
     save = False
@@ -315,55 +313,9 @@ def _captures(buf: np.ndarray, q: int, color: int, last: int) -> tuple[int, bool
                 of_last = True
         elif not save:
             save = _libs_after(buf, q, color, 2) >= 2
-    return captured, of_last, save
-
-
-@njit(cache=True, inline="always")
-def _capture_bin(captured: int, of_last: bool) -> int:
-    """The capture feature: one, two, or more stones, +3 when the last move's string is taken."""
-    return (0 if captured == 1 else (1 if captured == 2 else 2)) + (3 if of_last else 0)
-
-
-@njit(cache=True, inline="always")
-def _line_bin(q: int, w: int, n: int) -> int:
-    """The line of padded ``q`` from the nearest edge, 0-based, the fourth and higher as 3."""
-    r = _ROW[w, q] - 1
-    c = _COL[w, q] - 1
-    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
-    return line if line < 3 else 3
-
-
-@njit(cache=True)
-def _features(
-    buf: np.ndarray,
-    q: int,
-    color: int,
-    last: int,
-    last2: int,
-    pat: np.ndarray,
-    resp: np.ndarray,
-    off: np.ndarray,
-    out: np.ndarray,
-    k0: int,
-) -> int:
-    """Write the weight indices of candidate ``q`` (padded) into ``out[k0:]``; return how many.
-
-    ``last``/``last2``: padded points of the last move and the one before (-1: none or a pass).
-    """
-    n = buf[M_N]
-    w = buf[M_W]
-    code6, code4 = _codes(buf, q, color)
-    k = k0
-    out[k] = pat[code6]
-    k += 1
-    r = _response(q, last, w, code4)
-    if r >= 0:
-        out[k] = off[_O_RESP] + resp[r]
-        k += 1
-    # Captures and saves, from the four neighbours' strings.
-    captured, of_last, save = _captures(buf, q, color, last)
     if captured > 0:
-        out[k] = off[_O_CAPTURE] + _capture_bin(captured, of_last)
+        size_bin = 0 if captured == 1 else (1 if captured == 2 else 2)
+        out[k] = off[_O_CAPTURE] + size_bin + (3 if of_last else 0)
         k += 1
     if save:
         out[k] = off[_O_SAVE]
@@ -371,7 +323,10 @@ def _features(
     if captured == 0 and self_atari(buf, q, color):
         out[k] = off[_O_SELFATARI]
         k += 1
-    out[k] = off[_O_LINE] + _line_bin(q, w, n)
+    r = _ROW[w, q] - 1
+    c = _COL[w, q] - 1
+    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
+    out[k] = off[_O_LINE] + (line if line < 3 else 3)
     k += 1
     out[k] = off[_O_DIST1] + _dist_bin(q, last, w)
     k += 1
@@ -400,20 +355,76 @@ def _score(
     """
     n = buf[M_N]
     w = buf[M_W]
-    code6, code4 = _codes(buf, q, color)
+    np_ = buf[M_NP]
+    head = META + B_HEAD * np_
+    opp = 3 - color
+    code6 = 0
+    code4 = 0
+    m6 = 1
+    m4 = 1
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            if dr == 0 and dc == 0:
+                continue
+            d = q + dr * w + dc
+            b = buf[META + d]
+            if b == BORDER:
+                code6 += m6
+                code4 += 3 * m4
+            elif b != EMPTY:
+                atari = _atari_liberty(buf, np_, buf[head + d]) >= 0
+                if b == color:
+                    code6 += (2 if atari else 3) * m6
+                    code4 += m4
+                else:
+                    code6 += (4 if atari else 5) * m6
+                    code4 += 2 * m4
+            m6 *= 6
+            m4 *= 4
     s = np.float64(w6[code6])
-    r = _response(q, last, w, code4)
-    if r >= 0:
-        s += wr[r]
-    captured, of_last, save = _captures(buf, q, color, last)
+    if last >= 0:
+        dr = _ROW[w, q] - _ROW[w, last]
+        dc = _COL[w, q] - _COL[w, last]
+        if 0 < abs(dr) + abs(dc) <= 2:
+            s += wr[_DIAMOND_INDEX[dr + 2, dc + 2] * 65536 + code4]
+    captured = 0
+    of_last = False
+    save = False
+    r0 = -1
+    r1 = -1
+    r2 = -1
+    for d in (q - w, q + w, q - 1, q + 1):
+        b = buf[META + d]
+        if b != BLACK and b != WHITE:
+            continue
+        root = buf[head + d]
+        if _atari_liberty(buf, np_, root) < 0:
+            continue
+        if b == opp:
+            if root == r0 or root == r1 or root == r2:
+                continue
+            if r0 < 0:
+                r0 = root
+            elif r1 < 0:
+                r1 = root
+            else:
+                r2 = root
+            captured += buf[META + B_SIZE * np_ + root]
+            if last >= 0 and buf[META + last] == opp and buf[head + last] == root:
+                of_last = True
+        elif not save:
+            save = _libs_after(buf, q, color, 2) >= 2
     # ws: capture (6), save (1), self-atari (1), line (4), dist1 (18), dist2 (18).
     if captured > 0:
-        s += ws[_capture_bin(captured, of_last)]
+        s += ws[(0 if captured == 1 else (1 if captured == 2 else 2)) + (3 if of_last else 0)]
     if save:
         s += ws[6]
     if captured == 0 and self_atari(buf, q, color):
         s += ws[7]
-    s += ws[8 + _line_bin(q, w, n)]
+    r = _ROW[w, q] - 1
+    c = _COL[w, q] - 1
+    line = min(min(r, c), min(n - 1 - r, n - 1 - c))
+    s += ws[8 + (line if line < 3 else 3)]
     s += ws[12 + _dist_bin(q, last, w)]
     s += ws[12 + N_DIST + _dist_bin(q, last2, w)]
     return s
