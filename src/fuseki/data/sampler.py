@@ -206,8 +206,9 @@ def sample_games(
         train = drawn(g for g in pool if g not in taken)[: total - len(test)]
         return Split(tuple(train), tuple(test), seed, test_fraction, fixed_test=True)
 
-    test_pool = drawn(g for g in pool if is_test_game(key(g), test_fraction))
-    train_pool = drawn(g for g in pool if not is_test_game(key(g), test_fraction))
+    is_test = {g: is_test_game(key(g), test_fraction) for g in pool}  # one hash a game
+    test_pool = drawn(g for g in pool if is_test[g])
+    train_pool = drawn(g for g in pool if not is_test[g])
     if games is None:
         return Split(tuple(train_pool), tuple(test_pool), seed, test_fraction)
     n_test = min(len(test_pool), math.floor(games * test_fraction + 0.5))
