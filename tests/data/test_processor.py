@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -422,8 +423,6 @@ def test_players_pattern_errors_are_one_line(tmp_path, capsys):
 
 
 def test_a_copy_of_the_sources_elsewhere_gives_the_same_split_and_its_test_list(corpus, tmp_path):
-    import shutil
-
     copy = tmp_path / "elsewhere" / "renamed"
     shutil.copytree(corpus, copy)
     a = process_games([corpus], tmp_path / "a", encoder="oneplane", size=9, test_fraction=0.3, seed=2)

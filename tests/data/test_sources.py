@@ -147,8 +147,6 @@ def test_game_reader_reads_any_order_from_files_zips_and_tars(tmp_path):
 
 
 def test_portable_names_leave_out_where_the_source_lies(tmp_path):
-    import tarfile
-
     folder = tmp_path / "deep" / "games"
     (folder / "sub").mkdir(parents=True)
     (folder / "sub" / "a.sgf").write_bytes(b"(;SZ[9])")
