@@ -47,6 +47,31 @@ def stop(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> tuple[int, st
     return proc.returncode, err
 
 
+def stop_timed(proc: subprocess.Popen[str]) -> tuple[int, str, float]:
+    """SIGINT, then the exit status, stderr, and the seconds until the server printed its "stopped" line."""
+    lines: list[str] = []
+    stopped_at: list[float] = []
+
+    def read() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            lines.append(line)
+            if "fuseki serve: stopped" in line and not stopped_at:
+                stopped_at.append(time.monotonic())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    reader.join(10)
+    took = (stopped_at[0] if stopped_at else time.monotonic()) - started
+    return proc.returncode, "".join(lines), took
+
+
 def test_serve_answers_and_stops(tmp_path: Path) -> None:
     proc, url = start_server(tmp_path / "web.sqlite")
     try:
@@ -63,7 +88,12 @@ def test_serve_answers_and_stops(tmp_path: Path) -> None:
 
 
 def test_serve_stops_at_once_while_a_bot_is_thinking(tmp_path: Path) -> None:
-    """Ctrl-C during a 10-second bot move: the worker is terminated, not waited for, and exit is clean."""
+    """Ctrl-C during a 10-second bot move: the worker is terminated, not waited for, and exit is clean.
+
+    The clock stops at the server's "stopped" line (the worker pool is closed by then), not at the
+    process's exit: the interpreter's own exit (freeing torch and Numba) took up to 8 s under a load
+    average of 5, which said nothing about the bot's move.
+    """
     proc, url = start_server(tmp_path / "web.sqlite")
     answers: list[object] = []
 
@@ -79,9 +109,7 @@ def test_serve_stops_at_once_while_a_bot_is_thinking(tmp_path: Path) -> None:
     asker = threading.Thread(target=ask, daemon=True)
     asker.start()
     time.sleep(3)  # the worker is warm and thinking
-    started = time.monotonic()
-    code, err = stop(proc)
-    took = time.monotonic() - started
+    code, err, took = stop_timed(proc)
     asker.join(30)
     assert code == 0, err
     assert "Traceback" not in err and "stopped" in err, err
