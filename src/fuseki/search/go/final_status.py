@@ -153,7 +153,7 @@ def _estimate(state: "GameState", playouts: int, seed: int | None) -> tuple[np.n
         sums = np.bincount(chains.ravel(), weights=own.ravel(), minlength=k)
         cnts = np.bincount(chains.ravel(), minlength=k)
         m = (sums / np.maximum(cnts, 1))[chains]
-        dead = ((stones == K.BLACK) & (m < ALIVE_MARGIN)) | ((stones == K.WHITE) & (m > -ALIVE_MARGIN))
+        dead = _dead_by_ownership(stones, m)
         seki, seki_pts = _overrule_seki(stones, chains, m, seki, seki_pts)
     dead &= ~alive_b & ~seki
     if dead.any():
@@ -170,6 +170,11 @@ def _adjacent(mask: np.ndarray) -> np.ndarray:
     out[:, 1:] |= mask[:, :-1]
     out[:, :-1] |= mask[:, 1:]
     return out
+
+
+def _dead_by_ownership(stones: np.ndarray, mean_own: np.ndarray) -> np.ndarray:
+    """The stones whose string's mean ownership (``mean_own``, +1 Black) is under ``ALIVE_MARGIN`` towards their owner."""
+    return ((stones == K.BLACK) & (mean_own < ALIVE_MARGIN)) | ((stones == K.WHITE) & (mean_own > -ALIVE_MARGIN))
 
 
 def _in_own_area(state: "GameState", stones: np.ndarray, chains: np.ndarray, dead: np.ndarray) -> np.ndarray:
