@@ -50,6 +50,12 @@ def test_set_agreement_parts_add_up() -> None:
             assert sum(p["games"] for p in parts) == 10
             assert sum(p["same_score"] for p in parts) == e["same_score"]
             assert sum(p["same_winner"] for p in parts) == e["same_winner"]
+        # The headline of issue 21: the games stopped by two passes in a row, with Wilson intervals.
+        two = e["two_passes"]
+        assert two["games"] == e["parts"].get("ending two-passes", {"games": 0})["games"] == sum(g.ending == "two-passes" for g in games)
+        assert two["games"] >= 1 and 0 <= two["same_score"] <= two["same_winner"] <= two["games"]
+        lo, hi = two["same_score_ci95"]
+        assert lo <= 100 * two["same_score"] / two["games"] <= hi
     assert r["estimators"]["count"]["same_score"] >= 8 > r["estimators"]["plain"]["same_score"]
     with pytest.raises(InputError, match="2 group names for 1 games"):
         set_agreement(games[:1], ["plain"], ["a", "b"])

@@ -8,10 +8,18 @@ import numpy as np
 
 from fuseki.bench.scoring_set import read_set
 from fuseki.go.coords import Point
-from fuseki.go.ownership import _seki_mask, benson_alive, final_status
+from fuseki.go.ownership import _labels, _seki_mask, benson_alive, final_status
 from fuseki.go.rules import Rules
 from fuseki.go.state import Color, GameState
-from fuseki.search.go.final_status import heavy_count, heavy_dead_stones, heavy_final_status, margin_result
+from fuseki.search.go.final_status import (
+    ALIVE_MARGIN,
+    _dead_by_ownership,
+    _in_own_area,
+    heavy_count,
+    heavy_dead_stones,
+    heavy_final_status,
+    margin_result,
+)
 
 SET9 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "scoring9"
 
@@ -127,3 +135,43 @@ def test_open_points_count_for_the_side_that_owns_them() -> None:
 def test_a_board_with_no_living_stone_owns_nothing() -> None:
     s = GameState.new(5, rules=CHINESE_HALF)
     assert heavy_count(s) == (-0.5, [])
+
+
+def test_alive_margin_kills_a_string_its_owner_keeps_in_barely_half_the_playouts() -> None:
+    """ALIVE_MARGIN: alive needs mean ownership >= 0.15 towards the owner, not merely > 0 (issue 21, game 50 of the 19x19 set)."""
+    stones = np.asarray(GameState.from_ascii("X O X O .\n" + ". . . . .\n" * 4).stones())
+    mean = np.zeros(stones.shape)
+    mean[0, :4] = [0.1, -0.1, 0.2, -0.2]  # kept by the owner in 55 % and 60 % of the playouts
+    dead = _dead_by_ownership(stones, mean)
+    assert dead[0, :4].tolist() == [True, True, False, False]
+    assert not dead[1:].any() and not dead[0, 4]
+    mean[0, :4] = [ALIVE_MARGIN, -ALIVE_MARGIN, ALIVE_MARGIN - 0.01, 0.01 - ALIVE_MARGIN]
+    assert _dead_by_ownership(stones, mean)[0, :4].tolist() == [False, False, True, True]
+
+
+#: Black's group around White's stone at C5 sits inside White's wall: when both are judged dead (a race
+#: the playouts split), removing them all leaves White's area around C5, so C5 is alive after all.
+RACE = """
+    . X O X .
+    X X . X X
+    O O O O O
+    . . . . .
+    . . . . .
+"""
+
+
+def test_no_string_is_dead_in_its_own_area() -> None:
+    s = GameState.from_ascii(RACE, rules=CHINESE_HALF)
+    stones = np.asarray(s.stones())
+    chains, _ = _labels(stones)
+    both = stones != 0
+    both[2] = False  # every black stone and White's C5
+    revived = _in_own_area(s, stones, chains, both)
+    assert np.argwhere(revived).tolist() == [[0, 2]]
+    assert s.score(dead=both & ~revived).margin == s.score(dead=both).margin  # the count is the same
+    # Black's group alive: C5 is dead in Black's area and stays dead.
+    only_c5 = np.zeros_like(both)
+    only_c5[0, 2] = True
+    assert not _in_own_area(s, stones, chains, only_c5).any()
+    # Through heavy_final_status: with Black's wall alive C5 is dead, never revived.
+    assert Point(0, 2) in heavy_final_status(s, playouts=200)["dead"]

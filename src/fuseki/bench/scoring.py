@@ -205,7 +205,9 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str], groups: Se
     estimate alone), the first 10 disagreements, and ``parts``: the same
     counts for the games whose borders GNU Go's dead stones leave closed or
     open (:func:`_borders`), for each way the game ended, and for each of
-    ``groups`` (one name per game, e.g. the set it comes from).
+    ``groups`` (one name per game, e.g. the set it comes from); ``two_passes``
+    repeats the games that ended by two passes in a row (issue 21's
+    definition) with their Wilson intervals, the headline.
     """
     if groups is not None and len(groups) != len(games):
         raise InputError(f"{len(groups)} group names for {len(games)} games")
@@ -248,7 +250,14 @@ def set_agreement(games: Sequence[ScoringGame], names: Sequence[str], groups: Se
             if (ours != theirs or not same_dead) and len(bad) < 10:
                 bad.append({"game": g.game, "ours": ours, "gnugo": theirs, "dead": len(dead), "gnugo_dead": len(g.gnugo_dead)})
         n = max(len(games), 1)
+        two = parts.get("ending two-passes", {"games": 0, "same_winner": 0, "same_score": 0})
         out["estimators"][name] = {
+            # Issue 21's definition of "stopped by two passes before settled": the headline.
+            "two_passes": {
+                **two,
+                "same_winner_ci95": [round(100 * x, 1) for x in wilson_interval(two["same_winner"], two["games"])],
+                "same_score_ci95": [round(100 * x, 1) for x in wilson_interval(two["same_score"], two["games"])],
+            },
             "same_winner": winner,
             "same_winner_pct": round(100 * winner / n, 1),
             "same_winner_ci95": [round(100 * x, 1) for x in wilson_interval(winner, len(games))],
