@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The chess strength chain of issue 20, resumable step by step:
+#   Stockfish labels -> a warm-start network -> matches against Stockfish 15.1 through `fuseki uci`.
+#
+#   bash benchmarks/chess_strength.sh            # every step, each skipped or resumed where it stopped
+#   bash benchmarks/chess_strength.sh labels     # one step: labels | net | skill0 | elo1350 | skills
+#
+# Everything lives in $STATE (default ~/.cache/fuseki/chess, which survives a session), so a killed
+# run resumes with the same command: `chess-warmstart label` and `chess-match` resume their folders
+# themselves, and the network is trained only when its file is missing. Each step runs under
+# `nice -n 10` (the 2-core machine keeps its CPU for the timed Go matches).
+#
+# Settings (environment): PY (python), GAMES (labelled games, 200), DEPTH (8), BLOCKS/CHANNELS (4/64),
+# EPOCHS (4), RESULT_WEIGHT (0), MATCH_GAMES (100), GRACE (seconds past a move's time before a silent
+# engine forfeits; 5, since a niced engine on a loaded machine can be starved for seconds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-python}
+export PYTHONPATH=${PYTHONPATH:-$PWD/src}
+STATE=${STATE:-$HOME/.cache/fuseki/chess}
+GAMES=${GAMES:-200}
+DEPTH=${DEPTH:-8}
+BLOCKS=${BLOCKS:-4}
+CHANNELS=${CHANNELS:-64}
+EPOCHS=${EPOCHS:-4}
+RESULT_WEIGHT=${RESULT_WEIGHT:-0}
+MATCH_GAMES=${MATCH_GAMES:-100}
+GRACE=${GRACE:-5}
+LABELS=$STATE/labels-d$DEPTH
+NET=$STATE/nets/warm-${BLOCKS}x${CHANNELS}-d$DEPTH-g$GAMES-rw$RESULT_WEIGHT.safetensors
+RUN="nice -n 10 $PY -m fuseki"
+ENGINE="$PY -m fuseki uci --model $NET"
+mkdir -p "$STATE/nets" "$STATE/matches"
+
+labels() {
+  $RUN chess-warmstart label --out "$LABELS" --games "$GAMES" --depth "$DEPTH" --json | tee "$STATE/labels-d$DEPTH.json"
+}
+
+net() {
+  if [[ -f $NET ]]; then echo "network $NET exists"; return; fi
+  $RUN chess-warmstart train "$LABELS" --model-out "$NET.tmp.safetensors" --blocks "$BLOCKS" --channels "$CHANNELS" \
+    --epochs "$EPOCHS" --result-weight "$RESULT_WEIGHT" --json | tee "$NET.json"
+  mv "$NET.tmp.safetensors" "$NET"
+}
+
+# match NAME MOVETIME OPTION...: a match of MATCH_GAMES games against Stockfish (1 thread) with the given options.
+match() {
+  local name=$1 movetime=$2; shift 2
+  local opts=(--option-b "Threads=1")
+  for o in "$@"; do opts+=(--option-b "$o"); done
+  $RUN chess-match "$ENGINE" stockfish "${opts[@]}" --games "$MATCH_GAMES" --movetime "$movetime" \
+    --grace "$GRACE" --out "$STATE/matches/$name" --json | tee -a "$STATE/matches/$name.log"
+  tail -n 1 "$STATE/matches/$name.log" > "$STATE/matches/$name.json"
+}
+
+skill0() { match skill0-mt0.1 0.1 "Skill Level=0"; }
+elo1350() { match elo1350-mt1 1 "UCI_LimitStrength=true" "UCI_Elo=1350"; }
+skills() { for s in 1 3 5; do match "skill$s-mt0.1" 0.1 "Skill Level=$s"; done; }
+
+steps=("$@")
+[[ ${#steps[@]} -eq 0 ]] && steps=(labels net skill0 elo1350 skills)
+for step in "${steps[@]}"; do
+  case $step in
+    labels | net | skill0 | elo1350 | skills) echo "== $step"; "$step" ;;
+    *) echo "unknown step $step (labels | net | skill0 | elo1350 | skills)" >&2; exit 2 ;;
+  esac
+done
