@@ -38,17 +38,12 @@ def start_server(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def stop(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> tuple[int, str]:
-    proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
-    return proc.returncode, err
+    code, err, _ = stop_timed(proc, sig)
+    return code, err
 
 
-def stop_timed(proc: subprocess.Popen[str]) -> tuple[int, str, float]:
-    """SIGINT, then the exit status, stderr, and the seconds until the server printed its "stopped" line."""
+def stop_timed(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> tuple[int, str, float]:
+    """``sig``, then the exit status, stderr, and the seconds until the server printed its "stopped" line."""
     lines: list[str] = []
     stopped_at: list[float] = []
 
@@ -61,7 +56,7 @@ def stop_timed(proc: subprocess.Popen[str]) -> tuple[int, str, float]:
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     started = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
