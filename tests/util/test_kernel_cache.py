@@ -97,3 +97,11 @@ def test_numba_imported_first_still_gets_the_folder(tmp_path: Path) -> None:
     code = "import numba.core.config as c; import fuseki; print(c.CACHE_DIR)"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert out == str(tmp_path / "fuseki" / "numba" / sources_digest())
+
+
+def test_an_unusable_cache_home_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    with pytest.raises(OSError, match="cannot create the kernel cache folder .*set NUMBA_CACHE_DIR"):
+        configure({})
