@@ -20,7 +20,8 @@
 # GAMES (8000: 48 planes of all 18,081 games would need about 55 GB of the 64 GiB disk), BLOCKS (6),
 # CHANNELS (128), EPOCHS (16 of BATCHES=1000 batches of BATCH=512: the cosine schedule's length),
 # LR (0.002). Change none of the training settings between calls of one run: --resume refuses.
-# For a smoke test on a CPU: OUT=/tmp/o DEVICE=cpu PRECISION=fp32 PYTHON=.venv/bin/python GAMES=20 BLOCKS=1
+# For a smoke test on a CPU (RUN keeps its checkpoint out of .fox/run, which travels and would be resumed there):
+# RUN=/tmp/o-run OUT=/tmp/o DEVICE=cpu PRECISION=fp32 PYTHON=.venv/bin/python GAMES=20 BLOCKS=1
 # CHANNELS=8 EPOCHS=2 BATCHES=2 BATCH=32 bash benchmarks/device/fox_policy_gpu.sh
 set -uo pipefail
 T0=$SECONDS
@@ -42,7 +43,7 @@ PYTHON=${PYTHON:-python3}
 ARCHIVE=/work/shared/data/fox-9d/games.tar.xz
 ARCHIVE_SHA256=$(sha256sum .fox/games.tar.xz 2>/dev/null | cut -d' ' -f1)
 SHARDS=/tmp/fox-shards-$ENCODER-$GAMES
-RUN=.fox/run
+RUN=${RUN:-.fox/run}
 log() { echo "[$((SECONDS - T0)) s] $*" | tee -a "$OUT/log.txt"; }
 
 [ -n "$ARCHIVE_SHA256" ] || { log "no .fox/games.tar.xz: run benchmarks/device/fox_policy_prep.sh prep and carry .fox"; exit 2; }

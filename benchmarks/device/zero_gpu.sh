@@ -22,7 +22,9 @@ SCALE=${SCALE:-$([ "$TINY" = 0 ] && echo 1 || echo 10)}
 date -u
 { nproc; lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)|Flags" | cut -c1-300; nvidia-smi -L 2>/dev/null; } | tee "$OUT/machine.txt"
 if [ -d .whl ] && [ "$TINY" = 0 ]; then
-  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/py312/*.whl .whl/*.whl 2>&1 | tail -2
+  # The wheels may lie in .whl/ or .whl/py312/; an unmatched glob would reach pip as a literal name and stop it.
+  wheels=$(shopt -s nullglob; echo .whl/py312/*.whl .whl/*.whl)
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $wheels 2>&1 | tail -2
 fi
 export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 $PY -c "import numba, torch, chess; print('numba', numba.__version__, 'torch', torch.__version__, 'cuda', torch.cuda.is_available())" \
