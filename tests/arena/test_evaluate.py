@@ -426,6 +426,17 @@ def test_fake_gtp_engine_that_repeats_its_move_forfeits(tmp_path: Path) -> None:
     assert "forfeit:" in load_sgf(tmp_path / "game_0001.sgf").comment
 
 
+def test_seed_placeholder_restarts_a_gtp_agent_with_each_games_seed(tmp_path: Path) -> None:
+    # A deterministic engine (GNU Go, a network's argmax) would otherwise play every game with the same colours alike.
+    command = f"{sys.executable} {FAKE_ENGINE} --genmove=pass --touch={tmp_path}/started-{{seed}}"
+    settings = EvalSettings(f"gtp:{command}", "random", size=5, seed=4)
+    summary = evaluate(settings, 3)
+    assert summary.games == 3
+    seeds = {game_seed(4, n, 0) for n in (1, 2, 3)}
+    assert len(seeds) == 3
+    assert {p.name for p in tmp_path.glob("started-*")} == {f"started-{s}" for s in seeds}
+
+
 @pytest.mark.gnugo
 @pytest.mark.skipif(find_gnugo() is None, reason="GNU Go is not installed")
 def test_gnugo_as_a_gtp_agent(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ demand. Options set behaviour that is not tied to one command:
 ``--refuse-play``     answer every ``play`` with ``? illegal move``
 ``--genmove=V``       what ``genmove`` answers (default ``d4``)
 ``--spawn-child``     start a ``sleep`` child first; ``childpid`` reports its pid
+``--touch=PATH``      create the file PATH at start (a test reads which command lines were started)
 
 It also answers ``list_stones`` (always empty) and ``all_legal`` (every point),
 so that it can pose as a broken GNU Go for the differential test.
@@ -32,6 +33,8 @@ def main(argv: list[str]) -> int:
     if "--crash-at-start" in opts:
         print("fatal: cannot load the network weights", file=sys.stderr, flush=True)
         return 7
+    if opts.get("--touch"):
+        open(opts["--touch"], "a").close()
     child = None
     if "--spawn-child" in opts:
         child = subprocess.Popen(["sleep", "60"])

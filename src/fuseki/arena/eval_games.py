@@ -9,7 +9,9 @@ In-process agents are built fresh for every game with seeds derived from
 before each game, so a game's moves depend only on the settings and its
 number: the same seed gives the same games with 1 or 8 worker processes
 (:func:`play_numbered_game`, :func:`run_games`). GTP engines and referees are
-kept per process between games, since starting GNU Go costs time.
+kept per process between games, since starting GNU Go costs time, except
+that an engine whose command holds ``{seed}`` is restarted with each game's
+seed (:meth:`fuseki.arena.gtp_engines.Engine.reseed`).
 """
 
 from __future__ import annotations
@@ -95,6 +97,9 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
                 agent = Terminating(agent)
         else:
             agent = _gtp_agent(side, spec, settings.move_time, settings.clock)
+            # ``{seed}`` in the command (``gnugo --seed {seed}``): this game's own seed, so that a deterministic
+            # opponent does not make every game with the same colours the same game; restarts the engine.
+            agent.engine.reseed(game_seed(settings.seed, number, salt))
         agents[color] = agent
         labels[color] = spec.label
     own = settings.own_count(number)
