@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from fuseki.bench.scoring import ESTIMATORS, set_agreement
-from fuseki.bench.scoring_set import SetSettings, make_set, read_set
+from fuseki.bench.scoring_set import ENDINGS, SetSettings, make_set, read_set
 from fuseki.util.atomic import write_json_atomic
 from fuseki.util.errors import FusekiError, InputError
 
@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     mk.add_argument("--games", type=int, default=200)
     mk.add_argument("--seed", type=int, default=0)
     mk.add_argument("--out", required=True, help="the set's folder")
+    mk.add_argument(
+        "--endings", choices=ENDINGS, default="both",
+        help="how games stop: both (drawn per game), or every game by two passes / at the first pass",
+    )
     ms = sub.add_parser("measure", help="agreement of each estimator with GNU Go on a set")
     ms.add_argument("sets", nargs="+", help="set folders made by 'make' (their games are pooled)")
     ms.add_argument("--estimators", default=",".join(ESTIMATORS), help=f"comma list of {', '.join(ESTIMATORS)}")
@@ -55,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.cmd == "make":
             t0 = time.perf_counter()
-            for g in make_set(a.out, SetSettings(size=a.size, seed=a.seed), a.games):
+            for g in make_set(a.out, SetSettings(size=a.size, seed=a.seed, endings=a.endings), a.games):
                 print(
                     f"game {g.game}: {g.moves} moves, {g.ending}, GNU Go {g.gnugo_score}, "
                     f"{len(g.gnugo_dead)} dead, {g.seconds} s",

@@ -43,6 +43,35 @@ def test_make_resume_and_refuse_other_settings(tmp_path: Path) -> None:
     assert len(read_set(out)) == 3
     with pytest.raises(RunMismatch):
         list(make_set(out, dataclasses.replace(settings, seed=5), 4))
+    with pytest.raises(RunMismatch):
+        list(make_set(out, dataclasses.replace(settings, endings="two-passes"), 4))
+
+
+@pytest.mark.gnugo
+@pytest.mark.usefixtures("gnugo")
+def test_forced_endings_keep_each_games_other_draws(tmp_path: Path) -> None:
+    both = list(make_set(tmp_path / "both", SetSettings(size=7), 4))
+    two = list(make_set(tmp_path / "two", SetSettings(size=7, endings="two-passes"), 4))
+    assert {g.ending for g in two} == {"two-passes"}
+    assert {g.ending for g in both} == {"first-pass", "two-passes"}  # seed 0's first four games draw both
+    for a, b in zip(both, two, strict=True):
+        assert (a.opening, a.weak, a.noise) == (b.opening, b.weak, b.noise)
+        if a.ending == "two-passes":
+            assert a.sgf == b.sgf and a.gnugo_score == b.gnugo_score
+
+
+def test_sets_made_before_endings_resume_as_both(tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "old"
+    out.mkdir()
+    settings = dataclasses.asdict(SetSettings(size=7))
+    del settings["endings"]
+    (out / "settings.json").write_text(json.dumps({"settings": settings}))
+    (out / GAMES_FILE).write_text("")
+    assert list(make_set(out, SetSettings(size=7), 0)) == []
+    with pytest.raises(InputError, match="endings must be one of"):
+        SetSettings(size=7, endings="three-passes")
 
 
 def test_missing_set_is_a_clear_error(tmp_path: Path) -> None:
