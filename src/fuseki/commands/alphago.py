@@ -165,7 +165,9 @@ def _run_model(args: argparse.Namespace) -> int:
         args.out, args.policy, value=args.value, rollout=args.rollout, komi=args.komi, rules=args.rules, note=args.note
     )
     n = manifest["board_size"]
-    print(f"{args.out}: an AlphaGo model for {n}x{n} ({', '.join(manifest['files'])}); {manifest['note']}")
+    files = manifest["files"]
+    plays = f"lam={0.5 if 'value' in files else 0:g}, rollout={'policy' if 'rollout' in files else 'heavy'}"
+    print(f"{args.out}: an AlphaGo model for {n}x{n} of {', '.join(files)}; it plays {plays} by default")
     print(f"play it: fuseki play --size {n} --bot alphago --model {shlex.quote(str(args.out))}")
     if args.json:
         print_json(manifest, sort_keys=True)
