@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--move", type=int, default=100, help="moves of the game played before the middle-game position (default 100)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--c-puct", type=float, default=5.0, help="the search's c_puct (default 5, the paper's)")
+    ap.add_argument("--fpu-reduction", type=float, default=None, help="the search's fpu_reduction (default: the agent's, 0)")
     ap.add_argument("--expand-visits", type=int, default=None, help="the search's expand_visits (default: the agent's, 16)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         expand_visits=args.expand_visits,
         c_puct=args.c_puct,
+        **({} if args.fpu_reduction is None else {"fpu_reduction": args.fpu_reduction}),
         device="cpu",
     )
     empty = GameState.new(bot.board_size, komi=7.5)
@@ -160,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {
             "lam": bot.search.config.lam,
             "c_puct": bot.search.config.c_puct,
+            "fpu_reduction": getattr(bot.search.config, "fpu_reduction", 0.0),
             "rollout": bot.search.config.rollout,
             "expand_at": bot.search.config.expand_at,
             "seconds": args.seconds,

@@ -67,6 +67,19 @@ def test_a_policy_only_model_plays_legal_moves_with_lam_0_and_heavy_playouts(mod
     assert s.is_legal(light.select_move(s))
 
 
+def test_fpu_reduction_keeps_the_search_on_the_policy_s_moves(model):
+    """With a large reduction an unvisited root move is worth much less than its parent: fewer moves get tried."""
+    tried = {}
+    for reduction in (0.0, 0.5):
+        bot = make_agent("alphago", model=str(model), playouts=200, fpu_reduction=reduction, seed=1, device="cpu")
+        s = GameState.new(9, komi=7.5)
+        assert s.is_legal(bot.select_move(s))
+        tried[reduction] = sum(1 for c in bot.last_info.children if c.visits > 0)
+    assert tried[0.5] < tried[0.0]
+    with pytest.raises(InputError, match="fpu_reduction must be from 0 to 1"):
+        make_agent("alphago", model=str(model), fpu_reduction=2, device="cpu")
+
+
 def test_asking_for_a_missing_part_is_one_clear_error(model):
     with pytest.raises(InputError, match="no value network: play it with lam=0"):
         make_agent("alphago", model=str(model), lam=0.5, rollout="heavy", device="cpu")

@@ -18,6 +18,7 @@ what to play instead.
 
 Options: ``seconds`` or ``playouts`` (simulations; default 1,600), ``lam``
 (λ; default 0.5, or 0 for a model without a value network), ``c_puct`` (5),
+``fpu_reduction`` (0: an unvisited child is worth its parent's value),
 ``rollout`` (``policy``, ``heavy``, ``light``; default ``policy``, or
 ``heavy`` for a model without a rollout policy), ``priors`` (``sl`` or
 ``rl``), ``expand_visits``, ``batch``, ``virtual_loss``, ``resign_below``
@@ -238,6 +239,7 @@ def make_alphago(
     lam: float | None = None,
     c_puct: float = 5.0,
     rollout: str | None = None,
+    fpu_reduction: float = 0.0,
     priors: str = "sl",
     expand_visits: int | None = None,
     batch: int = 16,
@@ -260,6 +262,7 @@ def make_alphago(
     config = AlphaGoConfig(
         c_puct=float(c_puct),
         lam=lam,
+        fpu_reduction=float(fpu_reduction),
         rollout=rollout,
         expand_visits=expand_visits,
         batch=int(batch),
