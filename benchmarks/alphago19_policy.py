@@ -126,18 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
 
-    from fuseki.agents import make_agent
+    from fuseki.agents.alphago_agent import make_alphago
     from fuseki.bench.common import machine_info
     from fuseki.go import GameState
 
-    bot = make_agent(
-        "alphago",
+    bot = make_alphago(
         model=args.model,
         seconds=args.seconds,
         seed=args.seed,
         expand_visits=args.expand_visits,
         c_puct=args.c_puct,
-        **({} if args.fpu_reduction is None else {"fpu_reduction": args.fpu_reduction}),
+        fpu_reduction=0.0 if args.fpu_reduction is None else args.fpu_reduction,
         device="cpu",
     )
     empty = GameState.new(bot.board_size, komi=7.5)
@@ -162,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {
             "lam": bot.search.config.lam,
             "c_puct": bot.search.config.c_puct,
-            "fpu_reduction": getattr(bot.search.config, "fpu_reduction", 0.0),
+            "fpu_reduction": bot.search.config.fpu_reduction,
             "rollout": bot.search.config.rollout,
             "expand_at": bot.search.config.expand_at,
             "seconds": args.seconds,

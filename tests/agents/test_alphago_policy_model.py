@@ -127,3 +127,10 @@ def test_the_command_makes_a_model_and_refuses_bad_input_in_one_line(policy, tmp
     value = _save(tmp_path / "value13.safetensors", "alphago49", "alphago-value", 13, layers=2, filters=4, hidden=8)
     refused(["alphago", "model", "--policy", str(policy), "--value", str(value), "--out", str(tmp_path / "never")], "not an AlphaGo value")
     refused(["alphago", "model", "--policy", str(policy), "--rules", "nope", "--out", str(tmp_path / "never")], "unknown rule set")
+
+
+def test_the_alphago_benchmark_says_it_needs_a_full_model(model):
+    from fuseki.bench.alphago import Config, run
+
+    with pytest.raises(ValueError, match="needs a model with a value network and a rollout policy"):
+        run(Config(model=str(model), device="cpu"))
