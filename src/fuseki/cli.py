@@ -47,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "selfplay": ("fuseki.commands.selfplay", "let an agent play itself and record experience for reinforcement learning (ch. 9-12)"),
     "eval": ("fuseki.commands.evaluate", "play two agents against each other: win rate, p-value and Elo (ch. 10)"),
     "rl-loop": ("fuseki.commands.rl_loop", "repeat self-play, training and gated evaluation (ch. 12)"),
-    "alphago": ("fuseki.commands.alphago", "AlphaGo's training pipeline: rollout, SL, RL and value networks (ch. 13)"),
+    "alphago": ("fuseki.commands.alphago", "AlphaGo (ch. 13): the training pipeline (rollout, SL, RL, value); model folders of parts"),
     "zero": ("fuseki.commands.zero", "AlphaGo Zero / AlphaZero self-play learning for any game (ch. 14)"),
     "deadstones": ("fuseki.commands.deadstones", "the thesis's dead-stone classifier: data, training, experiment"),
 }

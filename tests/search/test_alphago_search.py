@@ -82,6 +82,30 @@ def test_virtual_losses_are_taken_back_and_nothing_waits():
     assert tf[0, A.A_N] == 400 + info.reused_visits
 
 
+def test_the_root_keeps_its_rollout_wins_so_unvisited_root_moves_are_worth_its_value():
+    """Every simulation's rollout counts at the root too (for the player who moved into it), as at every node.
+
+    Root moves' first-play urgency is 1 minus the root's share: with no wins kept there, an unvisited root
+    move was worth a certain win and every legal root move got tried (half the simulations on 19x19).
+    """
+    search = AlphaGoSearch(uniform, config=AlphaGoConfig(lam=0.0, rollout="light", seed=6, capacity=1 << 16))
+    search.search(GameState.new(5, komi=0.5), playouts=800)
+    ti, tf = search._ti, search._tf
+    first, k = int(ti[0, A.A_FIRST]), int(ti[0, A.A_NCHILD])
+    children = tf[first : first + k]
+    through = children[:, A.A_N].sum()  # the other simulations ended at the root before it was expanded
+    lost_by_root_player = (children[:, A.A_N] - children[:, A.A_WR]).sum()
+    assert through > 700
+    assert lost_by_root_player <= tf[0, A.A_WR] <= lost_by_root_player + (tf[0, A.A_N] - through)
+    assert 0.0 < tf[0, A.A_WR] < tf[0, A.A_N]
+
+
+def test_fpu_reduction_is_checked_and_passed_to_the_kernels():
+    assert AlphaGoConfig(fpu_reduction=0.3).params(7.5, 9)[A.Q_FPU_REDUCTION] == 0.3
+    with pytest.raises(InputError, match="fpu_reduction"):
+        AlphaGoConfig(fpu_reduction=-0.1)
+
+
 def test_the_tree_is_reused_after_two_moves():
     search = AlphaGoSearch(uniform, config=AlphaGoConfig(rollout="light", seed=5, capacity=1 << 16))
     s = GameState.new(5, komi=0.5)

@@ -8,11 +8,23 @@ play``, ``gtp``, ``serve``, ``match`` (through ``gtp``) and ``eval``
 (``alphago:model=DIR,seconds=5``). Without ``model`` the agent plays the
 shipped 9×9 model (``fuseki/models/alphago-9x9``) when it is installed.
 
+Only the SL policy (or, with ``priors=rl``, the RL policy) is required:
+``fuseki alphago model --policy FILE --out DIR`` makes a folder of a policy
+alone, and ``model.json`` may leave out ``value``, ``rollout`` and
+``rl_policy``. Such a model plays the configurations that need no missing
+part: ``lam=0`` needs no value network, ``rollout=heavy`` or ``light`` no
+rollout policy. Asking for a missing part is an :class:`InputError` that says
+what to play instead.
+
 Options: ``seconds`` or ``playouts`` (simulations; default 1,600), ``lam``
-(λ, 0.5), ``c_puct`` (5), ``rollout`` (``policy``, ``heavy``, ``light``),
-``priors`` (``sl`` or ``rl``), ``expand_visits``, ``batch``,
-``virtual_loss``, ``resign_below`` (0.1), ``device`` (``auto``: the GPU when
-there is one), ``seed``.
+(λ; default 0.5, or 0 for a model without a value network), ``c_puct`` (5),
+``fpu_reduction`` (0: an unvisited child is worth its parent's value),
+``rollout`` (``policy``, ``heavy``, ``light``; default ``policy``, or
+``heavy`` for a model without a rollout policy), ``priors`` (``sl`` or
+``rl``), ``expand_visits``, ``batch``, ``virtual_loss``, ``resign_below``
+(0.1), ``device`` (``auto``: the GPU when there is one), ``seed``. The
+defaults depend on the model only where an option is left out: a ``lam`` or
+``rollout`` given explicitly is played as given or refused.
 
 The evaluator puts the two networks on one device and runs each queue of
 leaves as one batch per network (on a CPU with one thread per small batch,
@@ -30,15 +42,24 @@ import numpy as np
 
 from fuseki.util.errors import InputError
 
-__all__ = ["AlphaGoAgent", "AlphaGoModel", "DEFAULT_MODEL", "load_alphago_model", "make_alphago"]
+__all__ = ["AlphaGoAgent", "AlphaGoModel", "DEFAULT_MODEL", "PARTS", "load_alphago_model", "make_alphago", "settings_for"]
 
 #: The shipped 9×9 model's folder name in the models folders.
 DEFAULT_MODEL = "alphago-9x9"
 DEFAULT_PLAYOUTS = 1600
 
 
+#: The parts a ``model.json`` may name; only the policy the priors come from is required.
+PARTS = ("sl_policy", "rl_policy", "value", "rollout")
+
+
 class AlphaGoModel:
-    """The four parts of a model folder, loaded (networks on ``device``)."""
+    """The parts of a model folder that it has, loaded (networks on ``device``).
+
+    ``value`` and ``rollout`` are None when ``model.json`` names no such file:
+    the search can run without them (``lam=0``; ``rollout=heavy``), and
+    :func:`make_alphago` refuses the settings that would need them.
+    """
 
     def __init__(self, folder: Path, device: str = "auto", priors: str = "sl") -> None:
         import torch
@@ -49,7 +70,9 @@ class AlphaGoModel:
 
         manifest_path = folder / "model.json"
         if not manifest_path.is_file():
-            raise InputError(f"{folder} is no AlphaGo model: it has no model.json (make one with `fuseki alphago train`)")
+            raise InputError(
+                f"{folder} is no AlphaGo model: it has no model.json (make one with `fuseki alphago train` or `fuseki alphago model`)"
+            )
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
             files = manifest["files"]
@@ -62,25 +85,45 @@ class AlphaGoModel:
         self.board_size = int(manifest["board_size"])
         self.device = select_device(device)
         key = "sl_policy" if priors == "sl" else "rl_policy"
-        for part in (key, "value", "rollout"):
-            if part not in files or not (folder / files[part]).is_file():
+        if not isinstance(files, dict):
+            raise InputError(f"{manifest_path}: files must be an object naming the parts' files")
+        if key not in files:
+            other = "rl" if priors == "sl" else "sl"
+            raise InputError(f"{folder}: the model has no {key.replace('_', ' ')} file (model.json, files.{key}); try priors={other}")
+        for part in PARTS:
+            # A part model.json names must be there: a listed file that is gone is a broken folder, not a smaller model.
+            if part in files and not (folder / files[part]).is_file():
                 raise InputError(f"{folder}: the model has no {part.replace('_', ' ')} file (model.json, files.{part})")
         self.policy, pinfo = load_agent_file(folder / files[key])
-        self.value, vinfo = load_agent_file(folder / files["value"])
-        if pinfo.board_size != self.board_size or vinfo.board_size != self.board_size:
-            raise InputError(f"{folder}: the networks are for another board size than model.json says")
-        if pinfo.in_planes != 48 or vinfo.in_planes != 49:
-            raise InputError(f"{folder}: the policy must read 48 planes and the value network 49")
+        if pinfo.board_size != self.board_size:
+            raise InputError(f"{folder}: the policy is for {pinfo.board_size}x{pinfo.board_size}, model.json says {self.board_size}")
+        if pinfo.in_planes != 48:
+            raise InputError(f"{folder}: the policy must read 48 planes (the alphago encoder), it reads {pinfo.in_planes}")
         self.policy.to(self.device).eval()
-        self.value.to(self.device).eval()
-        self.rollout = RolloutPolicy.load(folder / files["rollout"])
+        self.value: Any = None
+        if "value" in files:
+            self.value, vinfo = load_agent_file(folder / files["value"])
+            if vinfo.board_size != self.board_size or vinfo.in_planes != 49:
+                raise InputError(f"{folder}: the value network must read 49 planes of {self.board_size}x{self.board_size}")
+            self.value.to(self.device).eval()
+        self.rollout: RolloutPolicy | None = RolloutPolicy.load(folder / files["rollout"]) if "rollout" in files else None
         self._torch = torch
+
+    @property
+    def has_value(self) -> bool:
+        return self.value is not None
+
+    @property
+    def has_rollout(self) -> bool:
+        return self.rollout is not None
 
     def evaluate(self, planes: np.ndarray, need_priors: bool, need_values: bool) -> tuple[np.ndarray, np.ndarray]:
         """The search's evaluator: policy softmax over the points and value in [-1, 1], one batch each."""
         from fuseki.nets.inference import inference
 
         torch = self._torch
+        if need_values and self.value is None:
+            raise InputError(f"{self.folder}: this model has no value network: play it with lam=0")
         b = planes.shape[0]
         priors = np.zeros((b, self.board_size * self.board_size), dtype=np.float32)
         values = np.zeros(b, dtype=np.float32)
@@ -109,7 +152,7 @@ def _resolve_model(model: str | None) -> Path:
     for d in models_dirs():
         if (Path(d) / model / "model.json").is_file():
             return Path(d) / model
-    raise InputError(f"no AlphaGo model folder {model!r} (a folder made by `fuseki alphago train`)")
+    raise InputError(f"no AlphaGo model folder {model!r} (a folder made by `fuseki alphago train` or `fuseki alphago model`)")
 
 
 def load_alphago_model(model: str | None, device: str = "auto", priors: str = "sl") -> AlphaGoModel:
@@ -193,9 +236,10 @@ def make_alphago(
     model: str | None = None,
     playouts: int | None = None,
     seconds: float | None = None,
-    lam: float = 0.5,
+    lam: float | None = None,
     c_puct: float = 5.0,
-    rollout: str = "policy",
+    rollout: str | None = None,
+    fpu_reduction: float = 0.0,
     priors: str = "sl",
     expand_visits: int | None = None,
     batch: int = 16,
@@ -213,17 +257,40 @@ def make_alphago(
         raise InputError(f"seconds must be a positive number, got {seconds!r}")
     if playouts is None and seconds is None:
         playouts = DEFAULT_PLAYOUTS
+    loaded = load_alphago_model(model, device=device, priors=priors)
+    lam, rollout = settings_for(loaded, lam, rollout)
     config = AlphaGoConfig(
         c_puct=float(c_puct),
-        lam=float(lam),
+        lam=lam,
+        fpu_reduction=float(fpu_reduction),
         rollout=rollout,
         expand_visits=expand_visits,
         batch=int(batch),
         virtual_loss=float(virtual_loss),
         seed=seed,
     )
-    loaded = load_alphago_model(model, device=device, priors=priors)
     name = "alphago" if lam == 0.5 and rollout == "policy" else f"alphago(lam={lam:g},rollout={rollout})"
     return AlphaGoAgent(
         loaded, config, None if playouts is None else int(playouts), None if seconds is None else float(seconds), resign_below, name=name
     )
+
+
+def settings_for(model: AlphaGoModel, lam: float | None, rollout: str | None) -> tuple[float, str]:
+    """``lam`` and ``rollout`` for ``model``: the defaults its parts allow, or the given ones if it has what they need.
+
+    Left out, λ is 0.5 with a value network and 0 without; the rollout is the
+    rollout policy when the model has one, else the heavy playout. Given, a
+    setting that needs a missing part is refused, never changed.
+    """
+    if lam is None:
+        lam = 0.5 if model.has_value else 0.0
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= float(lam) <= 1.0:
+        raise InputError(f"lam must be a number from 0 to 1, got {lam!r}")
+    lam = float(lam)
+    if rollout is None:
+        rollout = "policy" if model.has_rollout else "heavy"
+    if lam > 0.0 and not model.has_value:
+        raise InputError(f"{model.folder}: this model has no value network: play it with lam=0")
+    if rollout == "policy" and lam < 1.0 and not model.has_rollout:
+        raise InputError(f"{model.folder}: this model has no rollout policy: play it with rollout=heavy (or light)")
+    return lam, str(rollout)

@@ -106,6 +106,9 @@ def run(config: Config, progress: Callable[[str], None] | None = None) -> dict[s
     model = load_alphago_model(config.model, device=config.device)
     if model.board_size != config.size:
         raise ValueError(f"the model plays {model.board_size}x{model.board_size}; use --size {model.board_size}")
+    if not (model.has_value and model.has_rollout):
+        # Its contenders compare λ = 0.5, λ = 1 and the rollout policy: a policy-only model can run none of them.
+        raise ValueError(f"{model.folder}: this benchmark needs a model with a value network and a rollout policy")
     for name in CONTENDERS:  # warm up: compile, first forward passes
         _search_once(name, dataclasses.replace(config, seconds=0.2), model)
     stints: dict[str, list[dict[str, Any]]] = {name: [] for name in CONTENDERS}

@@ -1,9 +1,11 @@
-"""AlphaGo (book ch. 13): ``fuseki alphago train``, the whole training pipeline in one resumable folder.
+"""AlphaGo (book ch. 13): ``fuseki alphago train``, the whole training pipeline in one resumable folder,
+and ``fuseki alphago model``, a model folder of networks trained elsewhere.
 
 ::
 
     fuseki alphago train --out DIR --corpus SGF_DIR [--corpus SGF_DIR ...] [--size 9] [--stop-after STAGE]
         [--workers W] [--device auto|cpu|cuda|mps] [--seed S] [stage settings ...] [--json] [--quiet]
+    fuseki alphago model --policy FILE --out DIR [--value FILE] [--rollout FILE] [--komi K] [--rules R] [--json]
 
 Stages: data (48-plane shards), rollout (the fast rollout policy), sl (the SL
 policy network), rl (policy gradient by self-play, from the SL policy),
@@ -11,7 +13,10 @@ value_data (one position per self-play game) and value (the value network).
 DIR/alphago.json holds the settings and every finished stage's metrics,
 DIR/metrics.md the table beside the paper's, and DIR/model.json makes DIR a
 model for ``--bot alphago --model DIR``. Rerunning the command resumes a
-killed run at the stage it reached. See docs/alphago.md.
+killed run at the stage it reached. ``model`` copies a 48-plane AlphaGo
+policy agent file (and a value network and rollout policy when given) into
+DIR and writes its model.json (:mod:`fuseki.agents.alphago_folder`); a
+policy-only model plays with ``lam=0, rollout=heavy``. See docs/alphago.md.
 """
 
 from __future__ import annotations
@@ -78,17 +83,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--value-batch-size", type=int_at_least(1), default=default("value_batch_size"))
     g.add_argument("--value-lr", type=positive_float, default=default("value_lr"))
 
+    m = sub.add_parser(
+        "model",
+        help="make a model folder from a policy agent file (value network and rollout policy optional)",
+        description="make an AlphaGo model folder (model.json and copies of the files) from networks trained elsewhere",
+    )
+    m.add_argument("--policy", required=True, metavar="FILE", help="the SL policy: an agent file on the alphago encoder (48 planes)")
+    m.add_argument("--out", required=True, metavar="DIR", help="the model folder to make (must not hold a model yet)")
+    m.add_argument("--value", default=None, metavar="FILE", help="a value network agent file (49 planes); without it: lam=0 only")
+    m.add_argument("--rollout", default=None, metavar="FILE", help="a rollout policy file; without it: rollout=heavy or light")
+    m.add_argument("--komi", type=komi, default=7.5, help="komi recorded in model.json (default 7.5)")
+    m.add_argument("--rules", default="chinese", type=str.lower, help="rule set recorded in model.json (default chinese)")
+    m.add_argument("--note", default=None, help="a line for model.json's note")
+    m.add_argument("--json", action="store_true", help="print model.json as one line of JSON")
+
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "action", None) is None:
-        raise UserError("give an action: train")
+        raise UserError("give an action: train or model")
     from fuseki.go.rules import PRESETS
+
+    if args.rules not in PRESETS:
+        raise UserError(f"--rules: unknown rule set {args.rules!r}; known: {', '.join(sorted(PRESETS))}")
+    if args.action == "model":
+        return _run_model(args)
     from fuseki.train.alphago.pipeline import AlphaGoSettings, metrics_table, run_pipeline
     from fuseki.util.progress import print_json
     from fuseki.util.runs import RunFolderBusy, RunMismatch
 
-    if args.rules not in PRESETS:
-        raise UserError(f"--rules: unknown rule set {args.rules!r}; known: {', '.join(sorted(PRESETS))}")
     settings = AlphaGoSettings(
         corpora=tuple(args.corpus),
         size=args.size,
@@ -132,4 +154,21 @@ def run(args: argparse.Namespace) -> int:
     print(metrics_table(state), end="")
     if args.json:
         print_json(state, sort_keys=True)
+    return 0
+
+
+def _run_model(args: argparse.Namespace) -> int:
+    from fuseki.agents.alphago_folder import make_model_folder
+    from fuseki.util.progress import print_json
+
+    manifest = make_model_folder(
+        args.out, args.policy, value=args.value, rollout=args.rollout, komi=args.komi, rules=args.rules, note=args.note
+    )
+    n = manifest["board_size"]
+    files = manifest["files"]
+    plays = f"lam={0.5 if 'value' in files else 0:g}, rollout={'policy' if 'rollout' in files else 'heavy'}"
+    print(f"{args.out}: an AlphaGo model for {n}x{n} of {', '.join(files)}; it plays {plays} by default")
+    print(f"play it: fuseki play --size {n} --bot alphago --model {shlex.quote(str(args.out))}")
+    if args.json:
+        print_json(manifest, sort_keys=True)
     return 0

@@ -94,7 +94,8 @@ Q_PASS_PRIOR_AFTER = 8
 Q_DEPTH = 9  # longest path in the tree (the book's ``depth``)
 Q_CAPTURE, Q_PAT3, Q_SA, Q_SA_RANDOM = 10, 11, 12, 13  # heavy playout probabilities
 Q_LADDER_NODES = 14  # positions one ladder read of a heavy playout may visit (the MCTS engine's playout_ladder_nodes)
-NPARAMS = 15
+Q_FPU_REDUCTION = 15  # first-play urgency below the parent's value: this times sqrt(the visited children's priors)
+NPARAMS = 16
 
 MAX_DEPTH = 512
 HIST = 8  # moves of history a queued position carries (for the "turns since" planes)
@@ -176,6 +177,15 @@ def select_child(ti: np.ndarray, tf: np.ndarray, node: int, prm: np.ndarray) -> 
     lam = prm[Q_LAMBDA]
     # First-play urgency: the node's own value for the player to move there (1 - its mover's).
     fpu = 1.0 - _q(tf, node, lam, 0.5) if (tf[node, A_N] > 0.0 or tf[node, A_NV] > 0.0) else 0.5
+    reduction = prm[Q_FPU_REDUCTION]
+    if reduction > 0.0:
+        # Leela Zero's reduction: the more of the policy's mass the visited children hold, the less an unvisited
+        # one is worth trying. Without it, noisy rollout values make the search try every move on a 19x19 root.
+        seen = 0.0
+        for j in range(first, first + ti[node, A_NCHILD]):
+            if tf[j, A_N] > 0.0 or tf[j, A_NV] > 0.0:
+                seen += tf[j, A_P]
+        fpu -= reduction * math.sqrt(seen)
     sq = prm[Q_CPUCT] * math.sqrt(max(tf[node, A_N], 1.0))
     best = -1
     best_u = -1e30
@@ -352,6 +362,11 @@ def simulate(
         black = 1.0 if diff > komi else (0.0 if diff < komi else 0.5)
         # Backup.
         tf[0, A_N] += 1.0
+        if do_rollout or terminal:
+            # The root's rollout wins too, for the player who moved into it, as every node's: its children's
+            # first-play urgency is 1 - their share. Left at 0, it made an unvisited root move worth a certain win,
+            # and the search tried every legal move at the root (on 19x19 half the simulations went to them).
+            tf[0, A_WR] += black if root_color != BLACK else 1.0 - black
         for j in range(1, depth + 1):
             nd = path[j]
             mover = root_color if (j - 1) % 2 == 0 else 3 - root_color

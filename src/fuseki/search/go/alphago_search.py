@@ -70,6 +70,9 @@ class AlphaGoConfig:
     rollout: str = "policy"
     max_rollout_moves: int | None = None  #: None: three times the board's points
     depth: int = A.MAX_DEPTH - 1  #: the book's ``depth``: no path in the tree longer than this
+    #: First-play urgency reduction (Leela Zero's ``fpu_reduction``, on Q in [0, 1]): an unvisited child's Q is its
+    #: parent's value less this times sqrt(the priors of the visited children). 0: the parent's value, as before.
+    fpu_reduction: float = 0.0
     pass_prior: float = 0.01
     pass_prior_after_pass: float = 0.3  #: after the opponent's pass, passing may end the game: look at it
     reuse: bool = True
@@ -81,6 +84,8 @@ class AlphaGoConfig:
             raise InputError(f"c_puct must be a number of at least 0, got {self.c_puct!r}")
         if not 0.0 <= self.lam <= 1.0:
             raise InputError(f"lambda must be from 0 to 1, got {self.lam!r}")
+        if not 0.0 <= self.fpu_reduction <= 1.0:
+            raise InputError(f"fpu_reduction must be from 0 to 1, got {self.fpu_reduction!r}")
         if self.expand_visits is not None and self.expand_visits < 1:
             raise InputError("expand_visits must be at least 1")
         if self.batch < 1:
@@ -119,6 +124,7 @@ class AlphaGoConfig:
         p[A.Q_CAPTURE], p[A.Q_PAT3] = heavy.p_capture, heavy.p_pat3
         p[A.Q_SA], p[A.Q_SA_RANDOM] = heavy.p_selfatari, heavy.p_selfatari_random
         p[A.Q_LADDER_NODES] = heavy.playout_ladder_nodes if heavy.ladders else 0
+        p[A.Q_FPU_REDUCTION] = self.fpu_reduction
         return p
 
 
