@@ -231,6 +231,18 @@ def playouts_per_move(log: Path) -> dict | None:
     return {"moves": len(counts), "median": statistics.median(counts), "quartiles": statistics.quantiles(counts, n=4)}
 
 
+def warm_kernels() -> None:
+    """Compile (or load) the rules and search kernels once, before the match.
+
+    The kernel cache is keyed by the kernels' sources, so the first
+    ``fuseki gtp`` after a change compiles them all, for a minute or more
+    on a busy machine: longer than the match waits for an engine's first
+    answer, and every game would be forfeited until the cache is full.
+    """
+    for module in ("fuseki.go.warmup", "fuseki.search.go.warmup"):
+        subprocess.run([sys.executable, "-m", module], check=True, stdout=subprocess.DEVNULL)
+
+
 def fuseki_commit() -> str:
     """The commit of the fuseki that plays (``+dirty`` when its tree has changes)."""
     import fuseki
@@ -324,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
     if args.build_only:
         print(wrapper)
         return 0
+    warm_kernels()
     short = commit[:7] + ("-dirty" if commit.endswith("+dirty") else "")
     sgf_dir = args.sgf_dir or RESULTS / "games" / f"{short}-{mode}"
     out = args.out or RESULTS / f"{short}-{mode}.json"
