@@ -354,7 +354,13 @@ def test_review_pasted_sgf_keys_analysis_and_graph(live_server: str, browser: An
     d.execute_script("document.getElementById('sgf-text').value = arguments[0];", SGF)
     d.find_element(By.ID, "btn-load").click()
     n_of = lambda d: int(d.find_element(By.ID, "review").get_attribute("data-n"))  # noqa: E731
-    wait(d, lambda d: d.find_element(By.ID, "review").get_attribute("data-count") == str(MOVES_PLAYED_BY_SGF))
+    # The first review of a server process may load heavy modules: on a loaded machine it took over 20 s.
+    wait(
+        d,
+        lambda d: d.find_element(By.ID, "review").get_attribute("data-count") == str(MOVES_PLAYED_BY_SGF),
+        timeout=60,
+        what="the SGF's review",
+    )
     assert d.find_element(By.ID, "review-message").text == ""
     assert not d.find_element(By.ID, "review-repairs").is_displayed()  # nothing repaired in this one
     info = d.find_element(By.ID, "review-info").text
@@ -415,12 +421,16 @@ def test_review_pasted_sgf_keys_analysis_and_graph(live_server: str, browser: An
     assert 1 < len(dots) <= MOVES_PLAYED_BY_SGF + 1
     path = d.find_element(By.CSS_SELECTOR, "#winrate-graph .winrate-line").get_attribute("d")
     assert path.startswith("M")
+    # A click where the dot is, as a user's: a move judged a mistake has its red marker drawn over its dot
+    # (the marker takes the click, and the graph maps any click to the move under it), so no element click.
+    from selenium.webdriver.common.action_chains import ActionChains
+
     last_dot = [e for e in dots if e.get_attribute("data-n") == str(MOVES_PLAYED_BY_SGF)]
     if last_dot:
-        last_dot[0].click()
+        ActionChains(d).move_to_element(last_dot[0]).click().perform()
         wait(d, lambda d: n_of(d) == MOVES_PLAYED_BY_SGF, what="a click on the graph")
     first_dot = [e for e in dots if e.get_attribute("data-n") == "0"][0]
-    first_dot.click()
+    ActionChains(d).move_to_element(first_dot).click().perform()
     wait(d, lambda d: n_of(d) == 0, what="a click on the graph's start")
     assert not js_errors(d)
 
