@@ -42,7 +42,16 @@ import numpy as np
 
 from fuseki.util.errors import InputError
 
-__all__ = ["AlphaGoAgent", "AlphaGoModel", "DEFAULT_MODEL", "PARTS", "load_alphago_model", "make_alphago", "settings_for"]
+__all__ = [
+    "AlphaGoAgent",
+    "AlphaGoModel",
+    "DEFAULT_MODEL",
+    "PARTS",
+    "default_settings",
+    "load_alphago_model",
+    "make_alphago",
+    "settings_for",
+]
 
 #: The shipped 9×9 model's folder name in the models folders.
 DEFAULT_MODEL = "alphago-9x9"
@@ -275,6 +284,11 @@ def make_alphago(
     )
 
 
+def default_settings(has_value: bool, has_rollout: bool) -> tuple[float, str]:
+    """The ``lam`` and ``rollout`` a model with these parts plays when they are left out."""
+    return (0.5 if has_value else 0.0), ("policy" if has_rollout else "heavy")
+
+
 def settings_for(model: AlphaGoModel, lam: float | None, rollout: str | None) -> tuple[float, str]:
     """``lam`` and ``rollout`` for ``model``: the defaults its parts allow, or the given ones if it has what they need.
 
@@ -282,13 +296,14 @@ def settings_for(model: AlphaGoModel, lam: float | None, rollout: str | None) ->
     rollout policy when the model has one, else the heavy playout. Given, a
     setting that needs a missing part is refused, never changed.
     """
+    default_lam, default_rollout = default_settings(model.has_value, model.has_rollout)
     if lam is None:
-        lam = 0.5 if model.has_value else 0.0
+        lam = default_lam
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= float(lam) <= 1.0:
         raise InputError(f"lam must be a number from 0 to 1, got {lam!r}")
     lam = float(lam)
     if rollout is None:
-        rollout = "policy" if model.has_rollout else "heavy"
+        rollout = default_rollout
     if lam > 0.0 and not model.has_value:
         raise InputError(f"{model.folder}: this model has no value network: play it with lam=0")
     if rollout == "policy" and lam < 1.0 and not model.has_rollout:

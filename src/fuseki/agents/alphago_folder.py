@@ -25,6 +25,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from fuseki.agents.alphago_agent import default_settings
 from fuseki.util.atomic import sha256_file, write_json_atomic
 from fuseki.util.errors import InputError
 
@@ -119,7 +120,8 @@ def make_model_folder(
         tmp = folder / (files[part] + ".tmp")
         shutil.copyfile(src, tmp)
         tmp.replace(folder / files[part])
-    plays = f"lam={0.5 if 'value' in files else 0:g}, rollout={'policy' if 'rollout' in files else 'heavy'}"
+    lam, rollout_default = default_settings("value" in files, "rollout" in files)
+    plays = f"lam={lam:g}, rollout={rollout_default}"
     made = f"Made by `fuseki alphago model` from {sources['sl_policy'].name} ({', '.join(files)})"
     metrics: dict[str, Any] = {}
     top1 = _top1(info.training)
@@ -132,7 +134,7 @@ def make_model_folder(
         "komi": float(komi),
         "rules": rules,
         "files": files,
-        "sha256": {part: sha256_file(folder / name) for part, name in files.items()},
+        "sha256": {part: provenance[part]["sha256"] for part in files},  # a copy hashes as its source
         "sources": provenance,
         "metrics": metrics,
         "note": note or f"{made}: it plays {plays} by default.",
