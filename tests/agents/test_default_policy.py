@@ -1,9 +1,9 @@
-"""The shipped 9x9 policy network as the default bot of ``fuseki play`` and ``fuseki gtp``.
+"""The shipped policy networks (9x9 and 19x19) as the default bot of ``fuseki play`` and ``fuseki gtp``.
 
-The real ``policy-9x9`` is trained apart from the code, so these tests put a
-tiny stand-in of that name in a ``$FUSEKI_MODELS`` folder (searched before
-the package's own), or hide every model (``no_shipped_models``) to see the
-fallback to MCTS. Either way they pass whether or not the real file is there.
+The real ``policy-9x9`` and ``policy-19x19`` are trained apart from the
+code, so these tests search a folder of tiny stand-ins of those names only,
+or hide every model (``no_shipped_models``) to see the fallback to MCTS.
+Either way they pass whether or not the real files are there.
 """
 
 from __future__ import annotations
@@ -22,13 +22,16 @@ torch = need_module("torch")  # skips here, fails under CI
 from fuseki import cli  # noqa: E402
 from fuseki.agents import make_agent  # noqa: E402
 from fuseki.agents.agent_file import save_agent  # noqa: E402
+from fuseki.agents.base import agent_board_sizes  # noqa: E402
 from fuseki.agents.deep_learning import (  # noqa: E402
-    DEFAULT_POLICY_MODEL,
-    DeepLearningAgent,
+    DEFAULT_POLICY_MODELS,
+    ShippedPolicyAgent,
     default_policy_installed,
     default_policy_path,
+    default_policy_paths,
 )
 from fuseki.encoders import get_encoder  # noqa: E402
+from fuseki.go.state import GameState  # noqa: E402
 from fuseki.gtp.engine import GtpEngine  # noqa: E402
 from fuseki.nets.registry import available_networks, register_network  # noqa: E402
 
@@ -43,26 +46,46 @@ if NET not in available_networks():
         "a test net",
     )
 
-#: A 9x9 vertex as GTP writes it.
+#: A 9x9 and a 19x19 vertex as GTP writes them.
 VERTEX_9X9 = re.compile(r"[A-HJ][1-9]")
+VERTEX_19X19 = re.compile(r"[A-HJ-T](1[0-9]|[1-9])")
 
 
-@pytest.fixture(scope="module")
-def tiny_policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small 9x9 policy agent file named like the shipped one."""
-    torch.manual_seed(5)
-    enc = get_encoder("oneplane", 9)
-    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(enc.num_planes * 81, enc.num_moves))
-    path = tmp_path_factory.mktemp("models") / f"{DEFAULT_POLICY_MODEL}.safetensors"
+def tiny_policy_file(folder: Path, size: int) -> Path:
+    """A small policy agent file for ``size`` named like the shipped one."""
+    torch.manual_seed(size)
+    enc = get_encoder("oneplane", size)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(enc.num_planes * size * size, enc.num_moves))
+    path = folder / f"{DEFAULT_POLICY_MODELS[size]}.safetensors"
     save_agent(path, net, encoder=enc, network=NET, metadata={"data": "none"})
     return path
 
 
+@pytest.fixture(scope="module")
+def tiny_policies(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """Small 9x9 and 19x19 policies named like the shipped ones, in one folder."""
+    folder = tmp_path_factory.mktemp("models")
+    return {size: tiny_policy_file(folder, size) for size in (9, 19)}
+
+
 @pytest.fixture
-def shipped(tiny_policy: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The tiny policy installed as ``policy-9x9`` (``$FUSEKI_MODELS`` wins over the package's folder)."""
-    monkeypatch.setenv("FUSEKI_MODELS", str(tiny_policy.parent))
-    return tiny_policy
+def shipped(tiny_policies: dict[int, Path], monkeypatch: pytest.MonkeyPatch) -> dict[int, Path]:
+    """The tiny policies installed as ``policy-9x9`` and ``policy-19x19``, and nothing else."""
+    import fuseki.util.models as models
+
+    folder = tiny_policies[9].parent
+    monkeypatch.setattr(models, "models_dirs", lambda: [folder])
+    return tiny_policies
+
+
+@pytest.fixture
+def shipped_9x9_only(tiny_policies: dict[int, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Only ``policy-9x9`` installed (a checkout where the 19x19 network is missing)."""
+    import fuseki.util.models as models
+
+    (tmp_path / tiny_policies[9].name).write_bytes(tiny_policies[9].read_bytes())
+    monkeypatch.setattr(models, "models_dirs", lambda: [tmp_path])
+    return tmp_path / tiny_policies[9].name
 
 
 def play(argv: list[str], lines: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> tuple[int, str, str]:
@@ -88,31 +111,50 @@ def gtp(argv: list[str], commands: str, monkeypatch: pytest.MonkeyPatch, capsys)
 # ---- the helpers and the registry --------------------------------------------------
 
 
-def test_installed_is_found_in_the_models_folders(shipped: Path) -> None:
-    assert default_policy_path() == shipped
-    assert default_policy_installed()
+def test_installed_are_found_in_the_models_folders(shipped: dict[int, Path]) -> None:
+    assert default_policy_paths() == shipped
+    assert default_policy_path(9) == shipped[9] and default_policy_path(19) == shipped[19]
+    assert default_policy_path(13) is None
+    assert default_policy_installed() and default_policy_installed(19) and not default_policy_installed(13)
 
 
 def test_not_installed(no_shipped_models: Path) -> None:
-    assert default_policy_path() is None
-    assert not default_policy_installed()
+    assert default_policy_paths() == {} and default_policy_path(9) is None
+    assert not default_policy_installed() and not default_policy_installed(9)
 
 
-def test_policy_without_a_model_loads_the_shipped_one(shipped: Path) -> None:
-    bot = make_agent("policy", seed=1)
-    assert isinstance(bot, DeepLearningAgent) and bot.info is not None
-    assert Path(bot.info.path) == shipped and bot.board_size == 9
+def test_policy_without_a_model_plays_the_shipped_network_of_each_size(shipped: dict[int, Path]) -> None:
+    bot = make_agent("policy", seed=1, mode="argmax")
+    assert isinstance(bot, ShippedPolicyAgent) and bot.board_sizes == (9, 19)
+    assert agent_board_sizes(bot) == (9, 19)
+    for size in (9, 19):
+        state = GameState.new(size)
+        move = bot.select_move(state)
+        assert state.is_legal(move) and move.point is not None
+        net = bot.agent_for(size)
+        assert net.info is not None and Path(net.info.path) == shipped[size] and net.board_size == size
+        assert net.mode == "argmax"  # the options reach every size's network
+        assert bot.predict([state]).shape == (1, size * size)
+    with pytest.raises(ValueError, match="policy plays 9x9 and 19x19 only, not 13x13"):
+        bot.select_move(GameState.new(13))
+    with pytest.raises(ValueError, match="one board size a batch"):
+        bot.predict([GameState.new(9), GameState.new(19)])
+
+
+def test_policy_without_a_model_checks_its_options_before_loading(shipped: dict[int, Path]) -> None:
+    with pytest.raises(ValueError, match="temperature must be a positive number"):
+        make_agent("policy", temperature=-1.0)
 
 
 def test_policy_without_a_model_or_a_shipped_one_says_what_is_there(no_shipped_models: Path) -> None:
-    with pytest.raises(ValueError, match=f"needs a model.*{DEFAULT_POLICY_MODEL}.*not installed"):
+    with pytest.raises(ValueError, match="needs a model.*'policy-9x9', 'policy-19x19'.*not installed"):
         make_agent("policy")
 
 
 # ---- fuseki play ------------------------------------------------------------------------
 
 
-def test_play_on_9x9_defaults_to_the_shipped_policy(shipped: Path, monkeypatch, capsys) -> None:
+def test_play_on_9x9_defaults_to_the_shipped_policy(shipped: dict[int, Path], monkeypatch, capsys) -> None:
     rc, out, err = play(["--color", "white", "--seed", "1"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against policy on 9x9" in out
@@ -120,24 +162,39 @@ def test_play_on_9x9_defaults_to_the_shipped_policy(shipped: Path, monkeypatch, 
     assert err == ""
 
 
-def test_play_on_another_size_falls_back_to_mcts_and_says_why(shipped: Path, monkeypatch, capsys) -> None:
+def test_play_on_19x19_defaults_to_the_19x19_policy(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, out, err = play(["--size", "19", "--color", "white", "--seed", "1"], ["quit"], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "against policy on 19x19" in out
+    assert re.search(r"Move 1: Black \(policy\) plays ([A-HJ-T](1[0-9]|[1-9])|pass)\.", out), out
+    assert err == ""
+
+
+def test_play_on_another_size_falls_back_to_mcts_and_says_why(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, out, err = play(["--size", "13"], ["quit"], monkeypatch, capsys)
+    assert rc == 0
+    assert "against mcts on 13x13" in out
+    assert err.strip() == "fuseki: the shipped policy networks play 9x9 and 19x19 only; playing mcts on 13x13"
+
+
+def test_play_on_19x19_without_its_network_falls_back_to_mcts(shipped_9x9_only: Path, monkeypatch, capsys) -> None:
     rc, out, err = play(["--size", "19"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against mcts on 19x19" in out
-    assert err.strip() == "fuseki: the shipped policy network plays 9x9 only; playing mcts on 19x19"
+    assert err.strip() == "fuseki: the shipped policy networks play 9x9 only; playing mcts on 19x19"
 
 
 def test_play_without_the_shipped_policy_falls_back_to_mcts(no_shipped_models: Path, monkeypatch, capsys) -> None:
     rc, out, err = play([], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against mcts on 9x9" in out
-    assert f"({DEFAULT_POLICY_MODEL}) is not installed; playing mcts on 9x9" in err
+    assert "(policy-9x9, policy-19x19) are not installed; playing mcts on 9x9" in err
 
 
 def test_play_with_an_unreadable_shipped_policy_falls_back_to_mcts(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    (tmp_path / f"{DEFAULT_POLICY_MODEL}.safetensors").write_bytes(b"\x00" * 4)
+    (tmp_path / f"{DEFAULT_POLICY_MODELS[9]}.safetensors").write_bytes(b"\x00" * 4)
     monkeypatch.setenv("FUSEKI_MODELS", str(tmp_path))
     rc, out, err = play([], ["quit"], monkeypatch, capsys)
     assert rc == 0
@@ -145,26 +202,39 @@ def test_play_with_an_unreadable_shipped_policy_falls_back_to_mcts(
     assert "the shipped policy network cannot be read" in err
 
 
-def test_play_bot_policy_without_a_model_uses_the_shipped_one(shipped: Path, monkeypatch, capsys) -> None:
+def test_play_bot_policy_without_a_model_uses_the_shipped_ones(shipped: dict[int, Path], monkeypatch, capsys) -> None:
     rc, out, _ = play(["--bot", "policy", "--color", "white", "--seed", "2"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "Move 1: Black (policy) plays" in out
-    rc, _, err = play(["--bot", "policy", "--size", "19"], ["quit"], monkeypatch, capsys)
+    rc, _, err = play(["--bot", "policy", "--size", "13"], ["quit"], monkeypatch, capsys)
     assert rc == 2
-    assert "--size 19: policy plays 9x9 only" in err
+    assert "--size 13: policy plays 9x9 and 19x19 only" in err and "use --size 9 or --size 19" in err
+
+
+def test_play_with_a_9x9_model_on_19x19_is_refused(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, _, err = play(["--model", str(shipped[9]), "--size", "19"], ["quit"], monkeypatch, capsys)
+    assert rc == 2
+    assert "--size 19: policy plays 9x9 only" in err and "use --size 9" in err
 
 
 # ---- fuseki gtp ----------------------------------------------------------------------
 
 
-def test_gtp_defaults_to_the_shipped_policy_and_refuses_other_sizes(shipped: Path, monkeypatch, capsys) -> None:
-    commands = "boardsize 19\nplay b E5\nboardsize 13\ngenmove w\nlist_stones black\nquit\n"
+def test_gtp_defaults_to_the_shipped_policies_and_refuses_other_sizes(
+    shipped: dict[int, Path], monkeypatch, capsys
+) -> None:
+    commands = (
+        "boardsize 13\nboardsize 19\nplay b Q16\ngenmove w\nboardsize 9\nplay b E5\ngenmove w\n"
+        "list_stones black\nquit\n"
+    )
     rc, replies, err = gtp(["--never-resign", "--seed", "1"], commands, monkeypatch, capsys)
     assert rc == 0, err
-    assert replies[0] == "? unacceptable size: policy plays 9x9 only, not 19x19"
-    assert replies[1] == "= " and replies[2].startswith("? unacceptable size: policy plays 9x9 only")
-    assert VERTEX_9X9.fullmatch(replies[3][2:]), replies[3]  # the policy answered on the kept 9x9 board
-    assert replies[4] == "= E5"
+    assert replies[0] == "? unacceptable size: policy plays 9x9 and 19x19 only, not 13x13"
+    assert replies[1] == "= " and replies[2] == "= "
+    assert VERTEX_19X19.fullmatch(replies[3][2:]), replies[3]  # the 19x19 network answered
+    assert replies[4] == "= " and replies[5] == "= "
+    assert VERTEX_9X9.fullmatch(replies[6][2:]), replies[6]  # then the 9x9 one, in the same engine
+    assert replies[7] == "= E5"
     assert err == ""
 
 
@@ -172,10 +242,16 @@ def test_gtp_without_the_shipped_policy_plays_mcts(no_shipped_models: Path, monk
     rc, replies, err = gtp([], "boardsize 19\nquit\n", monkeypatch, capsys)
     assert rc == 0
     assert replies[0] == "= "  # mcts plays any size
-    assert f"({DEFAULT_POLICY_MODEL}) is not installed; playing mcts" in err
+    assert "are not installed; playing mcts" in err
 
 
-def test_the_engine_starts_on_the_policys_board(tiny_policy: Path) -> None:
-    engine = GtpEngine(make_agent("policy", model=str(tiny_policy), seed=1), stdout=io.StringIO())
+def test_the_engine_starts_on_the_policys_board(tiny_policies: dict[int, Path]) -> None:
+    engine = GtpEngine(make_agent("policy", model=str(tiny_policies[9]), seed=1), stdout=io.StringIO())
     assert engine.size == 9
     assert VERTEX_9X9.fullmatch(engine.handle("genmove b")[2:])
+
+
+def test_the_engine_starts_on_19x19_with_the_shipped_policies(shipped: dict[int, Path]) -> None:
+    engine = GtpEngine(make_agent("policy", seed=1), stdout=io.StringIO())
+    assert engine.size == 19
+    assert VERTEX_19X19.fullmatch(engine.handle("genmove b")[2:])

@@ -81,7 +81,8 @@ register_agent(
     "policy",
     "fuseki.agents.deep_learning:make_policy_agent",
     "the book's DeepLearningAgent: a policy network from an agent file "
-    "(--model FILE, default the shipped policy-9x9; options temperature, mode)",
+    "(--model FILE, default the shipped network of the board's size: policy-9x9, policy-19x19; "
+    "options temperature, mode)",
 )
 register_agent(
     "rl",

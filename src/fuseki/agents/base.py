@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fuseki.util.errors import InputError
@@ -126,18 +126,46 @@ def parse_option(item: str) -> tuple[str, object]:
     return key, text.strip()
 
 
-def board_size_problem(name: str, trained: int | None, size: int) -> str:
+def board_size_problem(name: str, trained: int | Collection[int] | None, size: int) -> str:
     """``"NAME plays 9x9 only, not 13x13"``, or ``""`` when the bot can play ``size``.
 
-    ``trained`` is the one board size a network bot was trained for (``None``:
-    any size). A network fails on any other board, so the terminal, GTP and
-    the web refuse such a board up front, in these words.
+    ``trained`` is the board size a network bot was trained for, or the sizes
+    of a bot that holds one network per size (``None``: any size). A network
+    fails on any other board, so the terminal, GTP and the web refuse such a
+    board up front, in these words.
 
     >>> board_size_problem("policy", 9, 13)
     'policy plays 9x9 only, not 13x13'
-    >>> board_size_problem("mcts", None, 13)
-    ''
+    >>> board_size_problem("policy", (9, 19), 13)
+    'policy plays 9x9 and 19x19 only, not 13x13'
+    >>> board_size_problem("mcts", None, 13), board_size_problem("policy", (9, 19), 19)
+    ('', '')
     """
-    if trained is None or trained == size:
+    if trained is None:
         return ""
-    return f"{name} plays {trained}x{trained} only, not {size}x{size}"
+    sizes = sorted({int(trained)} if isinstance(trained, int) else {int(t) for t in trained})
+    if size in sizes:
+        return ""
+    names = [f"{s}x{s}" for s in sizes]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{name} plays {listed} only, not {size}x{size}"
+
+
+def agent_board_sizes(agent: object) -> tuple[int, ...] | None:
+    """The board sizes ``agent`` can play, or ``None`` for any size.
+
+    A network bot says so by ``board_size`` (its one size); a bot that holds
+    one network per size by ``board_sizes``. Wrappers (the GTP engine's
+    termination, a move log) pass both through, so one check sees through
+    them.
+
+    >>> class Net:
+    ...     board_size = 9
+    >>> agent_board_sizes(Net()), agent_board_sizes(object())
+    ((9,), None)
+    """
+    sizes = getattr(agent, "board_sizes", None)
+    if sizes:
+        return tuple(sorted(int(s) for s in sizes))
+    one = getattr(agent, "board_size", None)
+    return None if one is None else (int(one),)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fuseki.agents.agent_file import AgentFileError, available_models, load_agent_file
+from fuseki.agents.base import board_size_problem
 from fuseki.nets.inference import inference
 from fuseki.util.errors import InputError
 
@@ -55,12 +56,14 @@ if TYPE_CHECKING:
     from fuseki.go.state import GameState, Move
 
 __all__ = [
-    "DEFAULT_POLICY_MODEL",
+    "DEFAULT_POLICY_MODELS",
     "DeepLearningAgent",
     "MODES",
+    "ShippedPolicyAgent",
     "clip_probs",
     "default_policy_installed",
     "default_policy_path",
+    "default_policy_paths",
     "load_prediction_agent",
     "make_policy_agent",
 ]
@@ -69,8 +72,9 @@ __all__ = [
 MODES = ("sample", "argmax")
 #: The book's clipping epsilon in ch. 8 (listing 8.3); ch. 9's ``clip_probs`` uses 1e-5.
 BOOK_EPS = 1e-6
-#: The policy network shipped in ``fuseki/models/``: what ``policy`` plays when no model is named.
-DEFAULT_POLICY_MODEL = "policy-9x9"
+#: The policy networks shipped in ``fuseki/models/``, by the board size each was trained for: what
+#: ``policy`` plays when no model is named (9x9: GNU Go's games; 19x19: fox-9d's human games).
+DEFAULT_POLICY_MODELS: dict[int, str] = {9: "policy-9x9", 19: "policy-19x19"}
 
 
 def clip_probs(probs: np.ndarray, eps: float = BOOK_EPS) -> np.ndarray:
@@ -106,14 +110,7 @@ class DeepLearningAgent:
         name: str = "policy",
         info: AgentFileInfo | None = None,
     ) -> None:
-        if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
-            raise InputError(f"temperature must be a positive number, got {temperature!r}")
-        if mode not in MODES:
-            raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        if clip is not None and not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
-            raise InputError(f"clip must be from 0 to 0.5 (or None), got {clip!r}")
-        if not isinstance(cube, bool):
-            raise InputError(f"cube must be true or false, got {cube!r}")
+        self.check_options(temperature=temperature, mode=mode, cube=cube, clip=clip)
         self.model = model
         self.encoder = encoder
         self.temperature = float(temperature)
@@ -125,6 +122,20 @@ class DeepLearningAgent:
         self.info = info
         self._rng = np.random.default_rng(seed)
         model.eval()
+
+    @staticmethod
+    def check_options(
+        temperature: float = 1.0, mode: str = "sample", cube: bool = True, clip: float | None = BOOK_EPS
+    ) -> None:
+        """Refuse a bad option with one clear line (before any network is loaded)."""
+        if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
+            raise InputError(f"temperature must be a positive number, got {temperature!r}")
+        if mode not in MODES:
+            raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if clip is not None and not (isinstance(clip, (int, float)) and 0 <= clip < 0.5):
+            raise InputError(f"clip must be from 0 to 0.5 (or None), got {clip!r}")
+        if not isinstance(cube, bool):
+            raise InputError(f"cube must be true or false, got {cube!r}")
 
     @property
     def board_size(self) -> int:
@@ -269,39 +280,110 @@ def make_policy_agent(
     cube: bool = True,
     clip: float | None = BOOK_EPS,
     seed: int | None = None,
-) -> DeepLearningAgent:
+) -> DeepLearningAgent | ShippedPolicyAgent:
     """The registry's ``policy``: :func:`load_prediction_agent` on ``model`` (a path or a name).
 
-    Without ``model`` it plays the shipped :data:`DEFAULT_POLICY_MODEL`, so
-    that ``--bot policy`` alone works; where that file is not installed the
-    error lists the models that are.
+    Without ``model`` it plays the shipped networks (:data:`DEFAULT_POLICY_MODELS`),
+    each on its own board size, so that ``--bot policy`` alone works on 9x9
+    and on 19x19; where none is installed the error lists the models that are.
     """
+    options: dict[str, Any] = {"temperature": temperature, "mode": mode, "cube": cube, "clip": clip, "seed": seed}
     if model is None:
-        shipped = default_policy_path()
-        if shipped is None:
-            from fuseki.agents.agent_file import available_models
-
+        shipped = default_policy_paths()
+        if not shipped:
             names = ", ".join(available_models()) or "none installed"
+            defaults = ", ".join(repr(n) for n in DEFAULT_POLICY_MODELS.values())
             raise InputError(
                 f"agent 'policy' needs a model: --model FILE or a model name ({names}); "
-                f"the default {DEFAULT_POLICY_MODEL!r} is not installed"
+                f"the defaults ({defaults}) are not installed"
             )
-        model = str(shipped)
-    return load_prediction_agent(model, temperature=temperature, mode=mode, cube=cube, clip=clip, seed=seed)
+        return ShippedPolicyAgent(shipped, **options)
+    return load_prediction_agent(model, **options)
 
 
-def default_policy_path() -> Path | None:
-    """Where :data:`DEFAULT_POLICY_MODEL` is installed, or ``None``.
+class ShippedPolicyAgent:
+    """``policy`` without a model file: the shipped network of the board being played.
 
-    The model is trained apart from the code and may be missing from a
+    A network plays the one board size it was trained for, and the sizes
+    players use most (9x9 and 19x19) each have their own shipped network. One
+    bot that holds them all lets ``fuseki gtp`` answer a controller's
+    ``boardsize`` with the right network before it knows the size, instead of
+    refusing every board but one. A size's network is loaded the first time
+    that size is played (reading a file costs a few hundred milliseconds).
+    """
+
+    def __init__(self, paths: dict[int, Path], **options: Any) -> None:
+        if not paths:
+            raise InputError("no shipped policy network to play")
+        DeepLearningAgent.check_options(**{k: v for k, v in options.items() if k != "seed"})
+        self.name = "policy"
+        self.paths = dict(sorted(paths.items()))
+        self._options = options
+        self._agents: dict[int, DeepLearningAgent] = {}
+
+    @property
+    def board_sizes(self) -> tuple[int, ...]:
+        """The sizes it plays: one per shipped network (``agent_board_sizes`` reads this)."""
+        return tuple(self.paths)
+
+    def agent_for(self, size: int) -> DeepLearningAgent:
+        """The network for ``size`` (loaded once); a clear error for a size without one."""
+        agent = self._agents.get(size)
+        if agent is None:
+            if size not in self.paths:
+                raise InputError(board_size_problem(self.name, self.board_sizes, size))
+            agent = load_prediction_agent(self.paths[size], **self._options)
+            if agent.board_size != size:
+                raise AgentFileError(
+                    f"{self.paths[size]}: the shipped policy for {size}x{size} was trained on "
+                    f"{agent.board_size}x{agent.board_size}"
+                )
+            self._agents[size] = agent
+        return agent
+
+    def select_move(self, state: GameState) -> Move:
+        return self.agent_for(state.size).select_move(state)
+
+    def predict(self, states: Sequence[GameState]) -> np.ndarray:
+        """:meth:`DeepLearningAgent.predict` with the network of the states' board (one size a batch)."""
+        return self._batch_agent(states).predict(states)
+
+    def move_probabilities(self, states: Sequence[GameState]) -> np.ndarray:
+        """:meth:`DeepLearningAgent.move_probabilities` with the network of the states' board."""
+        return self._batch_agent(states).move_probabilities(states)
+
+    def analyze(self, state: GameState, top: int = 5) -> dict[str, Any]:
+        """:meth:`DeepLearningAgent.analyze` with the network of ``state``'s board."""
+        return self.agent_for(state.size).analyze(state, top)
+
+    def _batch_agent(self, states: Sequence[GameState]) -> DeepLearningAgent:
+        sizes = {s.size for s in states}
+        if len(sizes) != 1:
+            raise InputError(f"one board size a batch, got {sorted(sizes) or 'no positions'}")
+        return self.agent_for(sizes.pop())
+
+    def __repr__(self) -> str:
+        files = ", ".join(f"{size}x{size}: {os.path.basename(path)}" for size, path in self.paths.items())
+        return f"ShippedPolicyAgent({files})"
+
+
+def default_policy_paths() -> dict[int, Path]:
+    """The shipped policy networks that are installed, by board size (:data:`DEFAULT_POLICY_MODELS`).
+
+    The models are trained apart from the code and may be missing from a
     checkout. Only the models folders are searched (``$FUSEKI_MODELS``, then
     the package's), not the working directory, so a stray file named
-    ``policy-9x9`` there cannot stand in for it.
+    ``policy-9x9`` there cannot stand in for one.
     """
-    return available_models().get(DEFAULT_POLICY_MODEL)
+    installed = available_models()
+    return {size: installed[name] for size, name in DEFAULT_POLICY_MODELS.items() if name in installed}
 
 
-def default_policy_installed() -> bool:
-    """Whether the shipped policy network is there to be played (:func:`default_policy_path`)."""
-    return default_policy_path() is not None
+def default_policy_path(size: int) -> Path | None:
+    """Where the shipped policy network for ``size`` is installed, or ``None`` (none for that size, or missing)."""
+    return default_policy_paths().get(size)
 
+
+def default_policy_installed(size: int | None = None) -> bool:
+    """Whether a shipped policy network is there to be played (on ``size``; ``None``: on any size)."""
+    return bool(default_policy_paths()) if size is None else default_policy_path(size) is not None

@@ -92,6 +92,11 @@ class Terminating:
         """The wrapped agent's one board size (``None``: any), so that size checks see through the wrapper."""
         return getattr(self.agent, "board_size", None)
 
+    @property
+    def board_sizes(self) -> tuple[int, ...] | None:
+        """The wrapped agent's sizes when it holds one network per size (``ShippedPolicyAgent``)."""
+        return getattr(self.agent, "board_sizes", None)
+
     def win_estimate(self, state: "GameState") -> float:
         """Fraction of playouts that the player to move wins (draws count half)."""
         _, black = ownership_and_winrate(state, playouts=self.playouts, seed=self.seed)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from fuseki.agents import agent_options, available_agents, make_agent
 from fuseki.agents.agent_file import available_models
-from fuseki.agents.base import board_size_problem, parse_option
+from fuseki.agents.base import agent_board_sizes, board_size_problem, parse_option
 from fuseki.agents.rl_agents import load_rl_agent
 from fuseki.engines.programs import program_exists, resolve_command
 from fuseki.util.errors import InputError
@@ -178,6 +178,6 @@ def check_spec(spec: AgentSpec, size: int) -> None:
         return
     agent = build_agent(spec, 0)
 
-    problem = board_size_problem(f"agent spec {spec.text!r}", getattr(agent, "board_size", None), size)
+    problem = board_size_problem(f"agent spec {spec.text!r}", agent_board_sizes(agent), size)
     if problem:
         raise InputError(problem)

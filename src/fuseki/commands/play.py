@@ -4,8 +4,9 @@
 
     fuseki play --size 9 --bot random --color black
 
-Without ``--bot`` the opponent is the shipped 9x9 policy network on 9x9
-(:func:`default_bot`), and MCTS on other sizes or where it is not installed.
+Without ``--bot`` the opponent is the shipped policy network of the board's
+size (9x9 and 19x19: :func:`default_bot`), and MCTS on other sizes or where
+it is not installed.
 
 Type a point in GTP coordinates (``D4`` or ``d4``; columns skip the letter I),
 or ``pass``, ``undo`` (takes back your last move and the bot's reply),
@@ -180,42 +181,50 @@ def model_options(bot: str, model: str | None) -> dict[str, object]:
 def default_bot(size: int | None) -> tuple[str, str | None]:
     """The bot and model file to play when neither ``--bot`` nor ``--model`` is given.
 
-    The shipped policy network (``policy-9x9``) is the best opponent that
-    answers at once, but it plays only the board size it was trained for
-    (its file's metadata says which) and is trained apart from the code, so
-    it may be missing. MCTS plays any size, so it is the fallback, announced
-    in one line on stderr so that a user knows why. ``size`` is the board
-    played; ``None`` (GTP, where the controller picks the size later) takes
-    the policy whatever size it plays.
+    A shipped policy network (``policy-9x9``, ``policy-19x19``) is the
+    best opponent that answers at once, but each plays only the board size
+    it was trained for (its file's metadata says which) and is trained apart
+    from the code, so it may be missing. MCTS plays any size, so it is the
+    fallback, announced in one line on stderr so that a user knows why.
+    ``size`` is the board played; ``None`` (GTP, where the controller picks
+    the size later) takes the policy bot with every shipped network, each on
+    its own size (:class:`~fuseki.agents.deep_learning.ShippedPolicyAgent`).
     """
     from fuseki.agents.agent_file import AgentFileError, read_agent_info
-    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_path
+    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODELS, default_policy_paths
 
-    path = default_policy_path()
-    if path is None:
-        reason = f"the shipped policy network ({DEFAULT_POLICY_MODEL}) is not installed"
+    shipped = default_policy_paths()
+    if not shipped:
+        names = ", ".join(DEFAULT_POLICY_MODELS.values())
+        reason = f"the shipped policy networks ({names}) are not installed"
+    elif size is None:
+        return "policy", None
+    elif size not in shipped:
+        reason = f"the shipped policy networks play {' and '.join(f'{s}x{s}' for s in shipped)} only"
     else:
         try:
-            fixed = read_agent_info(path).board_size
+            trained = read_agent_info(shipped[size]).board_size
         except AgentFileError as e:
             reason = f"the shipped policy network cannot be read ({e})"
         else:
-            if size is None or size == fixed:
-                return "policy", str(path)
-            reason = f"the shipped policy network plays {fixed}x{fixed} only"
+            if trained == size:
+                return "policy", str(shipped[size])
+            reason = f"the shipped policy network for {size}x{size} was trained on {trained}x{trained}"
     where = "" if size is None else f" on {size}x{size}"
     print(f"fuseki: {reason}; playing mcts{where}", file=sys.stderr)
     return "mcts", None
 
 
 def check_board_size(agent: Agent, size: int) -> None:
-    """A bot whose network was trained for one board size (``agent.board_size``) cannot play another."""
-    from fuseki.agents.base import board_size_problem
+    """A bot whose networks were trained for some board sizes (``agent_board_sizes``) cannot play another."""
+    from fuseki.agents.base import agent_board_sizes, board_size_problem
 
-    fixed = getattr(agent, "board_size", None)
-    problem = board_size_problem(agent.name, fixed, size)
+    sizes = agent_board_sizes(agent)
+    problem = board_size_problem(agent.name, sizes, size)
     if problem:
-        raise UserError(f"--size {size}: {problem} (its model's board); use --size {fixed}")
+        assert sizes is not None
+        choices = " or ".join(f"--size {s}" for s in sizes)
+        raise UserError(f"--size {size}: {problem} (its model's board); use {choices}")
 
 
 def player_label(color: Color, names: dict[Color, str]) -> str:

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from fuseki import __version__
-from fuseki.agents.base import board_size_problem
+from fuseki.agents.base import agent_board_sizes, board_size_problem
 from fuseki.deadstones.scorer import final_status_estimator
 from fuseki.go.coords import (
     MAX_SIZE,
@@ -164,10 +164,10 @@ class GtpEngine:
     it starts at the rule set's komi). ``stdin``/``stdout`` default to the
     process's streams; :meth:`run` serves until ``quit`` or end of input.
 
-    ``size`` is the board at start: by default the agent's ``board_size``
-    where it has one (a network plays only the size it was trained for, and
-    refuses others), else 19. A ``size`` the agent cannot play is a
-    ``ValueError``.
+    ``size`` is the board at start: by default 19, or the agent's
+    ``board_size`` where it plays one size only (a network plays only the
+    size it was trained for, and refuses others). A ``size`` the agent
+    cannot play is a ``ValueError``.
 
     ``dead_stones`` chooses the estimate that ``final_score`` and
     ``final_status_list`` use: ``"playouts"`` (Benson, heavy-playout ownership
@@ -231,10 +231,10 @@ class GtpEngine:
         self._commands: dict[str, Callable[[list[str]], Any]] = {
             gtp_name(attr): getattr(self, attr) for attr in sorted(dir(type(self))) if attr.startswith("cmd_")
         }
-        #: The one board size the agent plays (a network's ``board_size``), or None: any size.
-        self.fixed_size: int | None = getattr(agent, "board_size", None)
-        if size is None:
-            size = self.fixed_size or 19
+        #: The board sizes the agent plays (a network's ``board_size``, or one per shipped network), or None: any.
+        self.fixed_sizes: tuple[int, ...] | None = agent_board_sizes(agent)
+        if size is None:  # 19x19 where the agent plays it (GTP's default board), else its first size
+            size = 19 if self.fixed_sizes is None or 19 in self.fixed_sizes else self.fixed_sizes[0]
         problem = self._size_problem(size)
         if problem:
             raise ValueError(problem)
@@ -248,7 +248,7 @@ class GtpEngine:
         the engine refuses such a board when it is set, not at the next
         ``genmove``, where the controller would take it for a crash.
         """
-        return board_size_problem(getattr(self.agent, "name", "the bot"), self.fixed_size, size)
+        return board_size_problem(getattr(self.agent, "name", "the bot"), self.fixed_sizes, size)
 
     # ---- the game ------------------------------------------------------
 

@@ -33,7 +33,7 @@ from pydantic_core import PydanticCustomError
 from fuseki.agents import agent_options
 from fuseki.agents.agent_file import available_models, read_agent_info
 from fuseki.agents.base import board_size_problem
-from fuseki.agents.deep_learning import DEFAULT_POLICY_MODEL, default_policy_installed
+from fuseki.agents.deep_learning import DEFAULT_POLICY_MODELS, default_policy_installed
 from fuseki.go.rules import PRESETS
 from fuseki.go.state import Color
 from fuseki.web import analysis
@@ -269,10 +269,13 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
 def _check_policy_model(options: dict[str, Any], size: int) -> None:
     """Fill in the shipped policy when no model is named, and refuse a model trained for another board."""
     if "model" not in options:
-        if not default_policy_installed():
+        if not default_policy_installed(size):
             names = ", ".join(available_models()) or "none"
-            raise SettingsError(f"bot 'policy' needs bot_options.model; installed: {names}")
-        options["model"] = DEFAULT_POLICY_MODEL
+            raise SettingsError(
+                f"bot 'policy' needs bot_options.model on {size}x{size} (no shipped policy for that size); "
+                f"installed: {names}"
+            )
+        options["model"] = DEFAULT_POLICY_MODELS[size]
     try:
         trained = read_agent_info(options["model"]).board_size
     except ValueError as e:
