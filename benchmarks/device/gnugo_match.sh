@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Device script: a strength match against GNU Go (benchmarks/strength_vs_gnugo.sh) on a lent machine's 16 cores.
+#
+# A 19×19 match of 50 games against GNU Go is hours of one core here; with 16 games at a time it is minutes.
+# The device image has no GNU Go and reaches no package mirror, so the binary travels: Debian's /usr/games/gnugo
+# (3.8; it needs glibc 2.29 or later) and the two libraries it links beyond glibc (libreadline 8, libtinfo 6).
+# Only agents whose budget is not a clock belong here (a network's argmax, a fixed number of playouts): the
+# device's cores are not this machine's, so a budget in seconds would buy another strength.
+#
+#   here, once:  bash benchmarks/device/gnugo_match.sh prep
+#   each call:   run(command="bash benchmarks/device/gnugo_match.sh run SIZE LEVEL GAMES AGENT NAME", carry=[".gnugo"])
+#   after:       bash benchmarks/device/gnugo_match.sh collect FILES_AT
+#
+# The match folder (benchmarks/results/strength_vs_gnugo_SIZE/games/NAME-levelLEVEL/) is resumable and, while
+# untracked or committed, travels with the tree: a call continues the games already played here or there, and a
+# call cut short by CALL_SECONDS (default 300) keeps its finished games. `collect` unpacks the call's folder
+# over this checkout's. Environment: CALL_SECONDS, WORKERS (default: the machine's cores), PYTHON (python3).
+set -uo pipefail
+cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
+T0=$SECONDS
+MODE=${1:-}
+case "$MODE" in
+prep)
+    set -e
+    mkdir -p .gnugo/lib .gnugo/whl
+    cp /usr/games/gnugo .gnugo/gnugo
+    for lib in libreadline.so.8 libtinfo.so.6; do cp -L "/lib/x86_64-linux-gnu/$lib" .gnugo/lib/; done
+    cp "${WHEELS:-/work/main/.whl}"/sgfmill-*.whl "${WHEELS:-/work/main/.whl}"/chess-*.whl .gnugo/whl/
+    git check-ignore -q .gnugo/gnugo || { echo "gnugo_match: .gnugo is not ignored (.gitignore)" >&2; exit 1; }
+    du -sh .gnugo
+    exit 0
+    ;;
+collect)
+    set -e
+    FILES=${2:?give the files_at folder of the call}
+    [ -f "$FILES/results.tar" ] || { echo "gnugo_match: no results.tar in $FILES" >&2; exit 1; }
+    tar -xf "$FILES/results.tar"
+    tar -tf "$FILES/results.tar" | grep -c '\.sgf$' | sed 's/$/ games in the unpacked folders/'
+    exit 0
+    ;;
+run) shift ;;
+*)
+    echo "usage: $0 prep | run SIZE LEVEL GAMES AGENT NAME | collect FILES_AT" >&2
+    exit 2
+    ;;
+esac
+: "${OUT:?OUT must be set (the run tool sets it)}"
+SIZE=${1:?board size}; LEVEL=${2:?GNU Go level}; GAMES=${3:?games}; AGENT=${4:?agent}; NAME=${5:?name}
+CALL_SECONDS=${CALL_SECONDS:-300}
+PYTHON=${PYTHON:-python3}
+log() { echo "[$((SECONDS - T0)) s] $*" | tee -a "$OUT/log.txt"; }
+[ -x .gnugo/gnugo ] || { log "no .gnugo/gnugo: run 'bash benchmarks/device/gnugo_match.sh prep' here and carry .gnugo"; exit 2; }
+# GNU Go as `gnugo` on the PATH: the match folder records the engine's command, and the same command here and
+# there lets either machine resume the other's games.
+mkdir -p /tmp/gnugo-bin && ln -sf "$PWD/.gnugo/gnugo" /tmp/gnugo-bin/gnugo
+export PATH=/tmp/gnugo-bin:$PATH LD_LIBRARY_PATH=$PWD/.gnugo/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+gnugo --version 2>&1 | head -1 | tee -a "$OUT/log.txt" | grep -q "GNU Go" || { log "the carried gnugo does not run here"; exit 3; }
+if ! $PYTHON -c "import sgfmill, chess" 2>/dev/null; then
+    $PYTHON -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .gnugo/whl/*.whl \
+        || { log "installing the carried wheels failed"; exit 3; }
+fi
+CORES=$(nproc)  # before OMP_NUM_THREADS=1: GNU nproc reports that variable's value when it is set
+export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+log "$CORES cores; $($PYTHON -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())')"
+# Compile the kernels once, before the workers start: the rules' kernels, then whatever the agent calls (its
+# first moves). Warming every search kernel (fuseki.search.go.warmup) took 155 s there, most of a short call.
+$PYTHON -m fuseki.go.warmup > /dev/null || { log "warming the rules' kernels failed"; exit 3; }
+$PYTHON - "$AGENT" "$SIZE" <<'PY' || { log "the agent could not play its first moves"; exit 3; }
+import sys
+from fuseki.arena.specs import build_agent, parse_agent_spec
+from fuseki.go.state import GameState
+agent = build_agent(parse_agent_spec(sys.argv[1]), 0)
+state = GameState.new(int(sys.argv[2]))
+for _ in range(6):
+    state = state.play(agent.select_move(state))
+PY
+log "kernels warm"
+D=benchmarks/results/strength_vs_gnugo_$SIZE
+MATCH=$D/games/$NAME-level$LEVEL
+LEFT=$((CALL_SECONDS - (SECONDS - T0) - 20))
+[ $LEFT -gt 30 ] || { log "only $LEFT s left; no games played"; exit 5; }
+log "playing for up to $LEFT s: $AGENT vs gnugo --level $LEVEL, ${SIZE}x$SIZE, $GAMES games, ${WORKERS:-$CORES} at a time"
+timeout --signal=INT --kill-after=15 $LEFT env PY=$PYTHON WORKERS=${WORKERS:-$CORES} \
+    bash benchmarks/strength_vs_gnugo.sh "$SIZE" "$LEVEL" "$GAMES" "$AGENT" "$NAME" >> "$OUT/log.txt" 2>&1
+log "match exit status $? with $(ls "$MATCH"/*.sgf 2>/dev/null | wc -l) games in the folder"
+tar -cf "$OUT/results.tar" --exclude=.fuseki.lock "$MATCH" $(ls "$D/$NAME-level$LEVEL.json" 2>/dev/null)
+log "done"
