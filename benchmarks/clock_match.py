@@ -40,6 +40,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fuseki.bench.common import warm_kernels
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results" / "clock_match_9x9"
 PLOT = ROOT / "docs" / "clock" / "time-per-move-9x9.png"
@@ -58,10 +60,7 @@ def snapshot(rev: str) -> Path:
         dest.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    env_path = str(dest / "src")
-    for module in ("fuseki.go.warmup", "fuseki.search.go.warmup"):
-        subprocess.run([sys.executable, "-m", module], env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
-                       check=True, stdout=subprocess.DEVNULL)
+    warm_kernels({"PYTHONPATH": str(dest / "src"), "PATH": "/usr/bin:/bin"})
     return dest / "src"
 
 

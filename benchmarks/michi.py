@@ -66,6 +66,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from fuseki.bench.common import warm_kernels
 from fuseki.engines.gtp_client import GtpClient, GtpClientError
 from fuseki.go.sgf import SgfError, load_sgf
 from fuseki.util.stats import fisher_exact, wilson_interval
@@ -229,18 +230,6 @@ def playouts_per_move(log: Path) -> dict | None:
     if len(counts) < 4:
         return None
     return {"moves": len(counts), "median": statistics.median(counts), "quartiles": statistics.quantiles(counts, n=4)}
-
-
-def warm_kernels() -> None:
-    """Compile (or load) the rules and search kernels once, before the match.
-
-    The kernel cache is keyed by the kernels' sources, so the first
-    ``fuseki gtp`` after a change compiles them all, for a minute or more
-    on a busy machine: longer than the match waits for an engine's first
-    answer, and every game would be forfeited until the cache is full.
-    """
-    for module in ("fuseki.go.warmup", "fuseki.search.go.warmup"):
-        subprocess.run([sys.executable, "-m", module], check=True, stdout=subprocess.DEVNULL)
 
 
 def fuseki_commit() -> str:

@@ -6,6 +6,7 @@
 * :func:`median_rates`: the median wall-clock and CPU-time rates of those stints.
 * :func:`run_probe`: a Python snippet timed in a fresh process (the JIT
   start-up measurements), optionally with its own ``NUMBA_CACHE_DIR``.
+* :func:`warm_kernels`: every kernel compiled once before a match's engines start.
 * :func:`machine_info`, :func:`source_info`: the machine, the versions and the
   checkout's commit, for the record.
 * :func:`ratio`, :func:`fmt_rate`, :func:`fmt_ratio`, :func:`format_table`:
@@ -159,6 +160,25 @@ def run_probe(snippet: str, args: Sequence[str] = (), cache_dir: str | None = No
 
 
 # ---- the record ---------------------------------------------------------
+
+
+#: The modules whose import compiles (or loads from the cache) every Numba kernel a match's engine uses.
+WARMUP_MODULES = ("fuseki.go.warmup", "fuseki.search.go.warmup")
+
+
+def warm_kernels(env: Mapping[str, str] | None = None) -> None:
+    """Compile (or load) the rules' and the search's kernels once, in a fresh process, before a match.
+
+    The kernel cache is keyed by the kernels' sources, so the first engine
+    started after a change compiles them all: a minute or more on a busy
+    machine, longer than a match waits for an engine's first answer, and
+    every game would be forfeited until the cache is full. ``env`` is the
+    environment of the engines that will play (a snapshot's ``PYTHONPATH``
+    warms that snapshot's cache); ``None``: this process's.
+    """
+    for module in WARMUP_MODULES:
+        subprocess.run([sys.executable, "-m", module], env=None if env is None else dict(env), check=True,
+                       stdout=subprocess.DEVNULL)
 
 
 def dist_version(dist: str) -> str:
