@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -99,9 +100,37 @@ def test_numba_imported_first_still_gets_the_folder(tmp_path: Path) -> None:
     assert out == str(tmp_path / "fuseki" / "numba" / sources_digest())
 
 
-def test_an_unusable_cache_home_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unusable_cache_home_falls_back_to_the_temporary_folder_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    with pytest.raises(OSError, match="cannot create the kernel cache folder .*set NUMBA_CACHE_DIR"):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    env: dict[str, str] = {}
+    folder = configure(env)
+    spare = tmp_path / "tmp" / f"fuseki-kernels-{os.getuid()}" / sources_digest()
+    assert folder == env["NUMBA_CACHE_DIR"] == str(spare) and spare.is_dir()
+    err = capsys.readouterr().err
+    assert err.startswith(f"fuseki: cannot create the kernel cache folder {blocker}") and err.count("\n") == 1
+    assert f"using {spare} (set NUMBA_CACHE_DIR" in err
+
+
+def test_no_writable_folder_at_all_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(tempfile, "tempdir", str(blocker))
+    with pytest.raises(OSError, match="cannot create the kernel cache folder .* nor .*; set NUMBA_CACHE_DIR"):
         configure({})
+
+
+def test_the_cli_runs_with_an_unwritable_cache_home(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(blocker), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "fuseki", "--version"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("fuseki"), proc
+    assert "Traceback" not in proc.stderr and "using " in proc.stderr and proc.stderr.count("\n") == 1

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,21 +102,50 @@ def configure(environ: os._Environ[str] | dict[str, str] | None = None) -> str |
     """Set ``NUMBA_CACHE_DIR`` for this process and its children; return the folder (None when the user set one).
 
     The folder's timestamp is touched on every start so that :func:`_prune`
-    in another checkout does not remove a folder in use.
+    in another checkout does not remove a folder in use. Where the cache
+    home cannot be written (a read-only or missing home), the kernels go to
+    a folder of the same digest under the system's temporary folder, and one
+    line on stderr says so and how to choose a folder: the program works
+    (compiling once per machine boot rather than once), where an exception
+    at ``import fuseki`` would stop every command with a traceback.
     """
     env = os.environ if environ is None else environ
     if env.get("NUMBA_CACHE_DIR"):
         return None
-    folder = cache_root() / sources_digest()
+    digest = sources_digest()
+    folder = cache_root() / digest
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        now = time.time()
-        os.utime(folder, (now, now))
-        _prune(folder.parent, folder, now)
-    except OSError as e:  # an unwritable home: say so instead of compiling on every start in silence
-        raise OSError(f"fuseki: cannot create the kernel cache folder {folder}: {e}; set NUMBA_CACHE_DIR") from e
+        _use(folder)
+    except OSError as e:
+        spare = Path(tempfile.gettempdir()) / f"fuseki-kernels-{_user()}" / digest
+        try:
+            _use(spare)
+        except OSError as e2:
+            raise OSError(
+                f"fuseki: cannot create the kernel cache folder {folder} ({e}) nor {spare} ({e2}); set NUMBA_CACHE_DIR"
+            ) from e2
+        print(
+            f"fuseki: cannot create the kernel cache folder {folder} ({e.strerror or e}); "
+            f"using {spare} (set NUMBA_CACHE_DIR to choose a folder)",
+            file=sys.stderr,
+        )
+        folder = spare
     env["NUMBA_CACHE_DIR"] = str(folder)
     config = sys.modules.get("numba.core.config")
     if config is not None and environ is None:  # Numba was imported first and has read its settings already
         config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
     return str(folder)
+
+
+def _use(folder: Path) -> None:
+    """Create ``folder`` (and its parents), touch it, and prune its unused siblings."""
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    os.utime(folder, (now, now))
+    _prune(folder.parent, folder, now)
+
+
+def _user() -> str:
+    """Who runs this (the temporary folder is shared by every user of the machine)."""
+    getuid = getattr(os, "getuid", None)
+    return str(getuid()) if getuid is not None else os.environ.get("USERNAME", "user")
