@@ -1,4 +1,4 @@
-"""The shipped policy networks (9x9 and 19x19) as the default bot of ``fuseki play`` and ``fuseki gtp``.
+"""The default bot of each board size (``fuseki play``, ``fuseki gtp``) and the shipped policy networks.
 
 The real ``policy-9x9`` and ``policy-19x19`` are trained apart from the
 code, so these tests search a folder of tiny stand-ins of those names only,
@@ -23,6 +23,7 @@ from fuseki import cli  # noqa: E402
 from fuseki.agents import make_agent  # noqa: E402
 from fuseki.agents.agent_file import save_agent  # noqa: E402
 from fuseki.agents.base import agent_board_sizes  # noqa: E402
+from fuseki.agents.by_size import DEFAULT_BOTS, OTHER_SIZES, BySizeAgent, default_bot_for  # noqa: E402
 from fuseki.agents.deep_learning import (  # noqa: E402
     DEFAULT_POLICY_MODELS,
     ShippedPolicyAgent,
@@ -32,6 +33,7 @@ from fuseki.agents.deep_learning import (  # noqa: E402
 )
 from fuseki.encoders import get_encoder  # noqa: E402
 from fuseki.go.state import GameState  # noqa: E402
+from fuseki.commands.play import default_bot  # noqa: E402
 from fuseki.gtp.engine import GtpEngine  # noqa: E402
 from fuseki.nets.registry import available_networks, register_network  # noqa: E402
 
@@ -151,14 +153,61 @@ def test_policy_without_a_model_or_a_shipped_one_says_what_is_there(no_shipped_m
         make_agent("policy")
 
 
+# ---- the default bot of each size ---------------------------------------------------------
+
+
+def test_the_table_of_default_bots() -> None:
+    assert default_bot_for(9) == DEFAULT_BOTS[9] and (DEFAULT_BOTS[9].bot, dict(DEFAULT_BOTS[9].options)) == (
+        "mcts",
+        {"seconds": 5.0},
+    )
+    assert DEFAULT_BOTS[19].bot == "policy" and DEFAULT_BOTS[19].options["model"] == DEFAULT_POLICY_MODELS[19]
+    assert default_bot_for(13) == OTHER_SIZES and OTHER_SIZES.bot == "mcts"
+    for choice in (*DEFAULT_BOTS.values(), OTHER_SIZES):
+        assert choice.evidence  # every choice says which measurement made it
+
+
+def test_default_bot_by_size(shipped: dict[int, Path], capsys) -> None:
+    assert default_bot(9) == ("mcts", {"seconds": 5.0})
+    assert default_bot(19) == ("policy", {"model": str(shipped[19])})
+    assert default_bot(13) == ("mcts", {})
+    assert capsys.readouterr().err == ""
+
+
+def test_a_missing_19x19_network_falls_back_to_mcts_and_says_why(shipped_9x9_only: Path, capsys) -> None:
+    assert default_bot(19) == ("mcts", {})
+    assert capsys.readouterr().err.strip() == (
+        "fuseki: the shipped policy network policy-19x19 is not installed; playing mcts on 19x19"
+    )
+
+
+def test_a_by_size_agent_builds_each_sizes_bot_once(tiny_policies: dict[int, Path]) -> None:
+    built: list[int] = []
+
+    def build(size: int):
+        built.append(size)
+        return make_agent("mcts", playouts=30, seed=1) if size == 9 else make_agent("random", seed=1)
+
+    bot = BySizeAgent(build, size=19)
+    engine = GtpEngine(bot, stdout=io.StringIO())
+    assert engine.size == 19 and built == []  # nothing built before a move or a search is wanted
+    assert engine.handle("boardsize 9") == "= " and bot.size == 9
+    assert engine._searcher() is bot.agent and built == [9]  # the clock finds the 9x9 bot's search
+    assert VERTEX_9X9.fullmatch(engine.handle("genmove b")[2:])
+    assert engine.handle("boardsize 7") == "= "
+    assert engine._searcher() is None  # random does not search
+    assert engine.handle("genmove w").startswith("= ")
+    assert engine.handle("boardsize 9") == "= " and engine.handle("genmove b").startswith("= ")
+    assert built == [9, 7] and bot.built() == {7: "random", 9: "mcts"}
+
+
 # ---- fuseki play ------------------------------------------------------------------------
 
 
-def test_play_on_9x9_defaults_to_the_shipped_policy(shipped: dict[int, Path], monkeypatch, capsys) -> None:
-    rc, out, err = play(["--color", "white", "--seed", "1"], ["quit"], monkeypatch, capsys)
+def test_play_on_9x9_defaults_to_mcts(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, out, err = play(["--color", "black", "--seed", "1"], ["quit"], monkeypatch, capsys)
     assert rc == 0
-    assert "against policy on 9x9" in out
-    assert "Move 1: Black (policy) plays" in out
+    assert "against mcts on 9x9" in out
     assert err == ""
 
 
@@ -170,35 +219,28 @@ def test_play_on_19x19_defaults_to_the_19x19_policy(shipped: dict[int, Path], mo
     assert err == ""
 
 
-def test_play_on_another_size_falls_back_to_mcts_and_says_why(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+def test_play_on_another_size_is_mcts(shipped: dict[int, Path], monkeypatch, capsys) -> None:
     rc, out, err = play(["--size", "13"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against mcts on 13x13" in out
-    assert err.strip() == "fuseki: the shipped policy networks play 9x9 and 19x19 only; playing mcts on 13x13"
+    assert err == ""
 
 
 def test_play_on_19x19_without_its_network_falls_back_to_mcts(shipped_9x9_only: Path, monkeypatch, capsys) -> None:
     rc, out, err = play(["--size", "19"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against mcts on 19x19" in out
-    assert err.strip() == "fuseki: the shipped policy networks play 9x9 only; playing mcts on 19x19"
-
-
-def test_play_without_the_shipped_policy_falls_back_to_mcts(no_shipped_models: Path, monkeypatch, capsys) -> None:
-    rc, out, err = play([], ["quit"], monkeypatch, capsys)
-    assert rc == 0
-    assert "against mcts on 9x9" in out
-    assert "(policy-9x9, policy-19x19) are not installed; playing mcts on 9x9" in err
+    assert err.strip() == "fuseki: the shipped policy network policy-19x19 is not installed; playing mcts on 19x19"
 
 
 def test_play_with_an_unreadable_shipped_policy_falls_back_to_mcts(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    (tmp_path / f"{DEFAULT_POLICY_MODELS[9]}.safetensors").write_bytes(b"\x00" * 4)
+    (tmp_path / f"{DEFAULT_POLICY_MODELS[19]}.safetensors").write_bytes(b"\x00" * 4)
     monkeypatch.setenv("FUSEKI_MODELS", str(tmp_path))
-    rc, out, err = play([], ["quit"], monkeypatch, capsys)
+    rc, out, err = play(["--size", "19"], ["quit"], monkeypatch, capsys)
     assert rc == 0
-    assert "against mcts on 9x9" in out
+    assert "against mcts on 19x19" in out
     assert "the shipped policy network cannot be read" in err
 
 
@@ -220,29 +262,28 @@ def test_play_with_a_9x9_model_on_19x19_is_refused(shipped: dict[int, Path], mon
 # ---- fuseki gtp ----------------------------------------------------------------------
 
 
-def test_gtp_defaults_to_the_shipped_policies_and_refuses_other_sizes(
-    shipped: dict[int, Path], monkeypatch, capsys
-) -> None:
-    commands = (
-        "boardsize 13\nboardsize 19\nplay b Q16\ngenmove w\nboardsize 9\nplay b E5\ngenmove w\n"
-        "list_stones black\nquit\n"
-    )
-    rc, replies, err = gtp(["--never-resign", "--seed", "1"], commands, monkeypatch, capsys)
+def test_gtp_plays_each_sizes_default_bot(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    commands = "boardsize 19\ngenmove w\nboardsize 9\nplay b E5\ngenmove w\nboardsize 13\ngenmove b\nquit\n"
+    rc, replies, err = gtp(["--never-resign", "--seed", "1", "--playouts", "50"], commands, monkeypatch, capsys)
     assert rc == 0, err
-    assert replies[0] == "? unacceptable size: policy plays 9x9 and 19x19 only, not 13x13"
-    assert replies[1] == "= " and replies[2] == "= "
-    assert VERTEX_19X19.fullmatch(replies[3][2:]), replies[3]  # the 19x19 network answered
-    assert replies[4] == "= " and replies[5] == "= "
-    assert VERTEX_9X9.fullmatch(replies[6][2:]), replies[6]  # then the 9x9 one, in the same engine
-    assert replies[7] == "= E5"
-    assert err == ""
+    assert replies[0] == "= " and VERTEX_19X19.fullmatch(replies[1][2:]), replies[1]  # the 19x19 network
+    assert replies[2] == "= " and replies[3] == "= " and VERTEX_9X9.fullmatch(replies[4][2:]), replies[4]
+    assert replies[5] == "= " and VERTEX_19X19.fullmatch(replies[6][2:]), replies[6]  # 13x13: mcts plays any size
+    # --playouts is the searches' budget; the network has none, and says so once.
+    assert err.strip() == "fuseki: the default bot on 19x19 (policy) does not search: --playouts does not apply"
 
 
-def test_gtp_without_the_shipped_policy_plays_mcts(no_shipped_models: Path, monkeypatch, capsys) -> None:
-    rc, replies, err = gtp([], "boardsize 19\nquit\n", monkeypatch, capsys)
+def test_gtp_without_the_shipped_policy_plays_mcts_on_19x19(no_shipped_models: Path, monkeypatch, capsys) -> None:
+    rc, replies, err = gtp(["--playouts", "30"], "boardsize 19\ngenmove b\nquit\n", monkeypatch, capsys)
     assert rc == 0
-    assert replies[0] == "= "  # mcts plays any size
-    assert "are not installed; playing mcts" in err
+    assert replies[0] == "= " and VERTEX_19X19.fullmatch(replies[1][2:]), replies
+    assert "policy-19x19 is not installed; playing mcts on 19x19" in err
+
+
+def test_gtp_set_without_bot_is_refused(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, _, err = gtp(["--set", "mode=argmax"], "quit\n", monkeypatch, capsys)
+    assert rc == 2
+    assert "--set needs --bot" in err
 
 
 def test_the_engine_starts_on_the_policys_board(tiny_policies: dict[int, Path]) -> None:
@@ -251,7 +292,9 @@ def test_the_engine_starts_on_the_policys_board(tiny_policies: dict[int, Path]) 
     assert VERTEX_9X9.fullmatch(engine.handle("genmove b")[2:])
 
 
-def test_the_engine_starts_on_19x19_with_the_shipped_policies(shipped: dict[int, Path]) -> None:
+def test_the_policy_bot_answers_9x9_and_19x19_and_refuses_others(shipped: dict[int, Path]) -> None:
     engine = GtpEngine(make_agent("policy", seed=1), stdout=io.StringIO())
     assert engine.size == 19
     assert VERTEX_19X19.fullmatch(engine.handle("genmove b")[2:])
+    assert engine.handle("boardsize 13") == "? unacceptable size: policy plays 9x9 and 19x19 only, not 13x13"
+    assert engine.handle("boardsize 9") == "= " and VERTEX_9X9.fullmatch(engine.handle("genmove b")[2:])

@@ -4,8 +4,10 @@
 
     fuseki gtp --bot random --seed 1
 
-Without ``--bot`` it plays the shipped 9x9 policy network (MCTS where that is
-not installed); a bot whose network plays one board size answers
+Without ``--bot`` it plays the bot measured strongest on each board size
+(``fuseki.agents.by_size``: the MCTS engine at 5 s a move on 9x9, the shipped
+19x19 policy network on 19x19, the MCTS engine elsewhere), chosen when the
+controller sets the size. A bot whose network plays one board size answers
 ``boardsize`` for any other with ``unacceptable size``.
 
 Only GTP goes to standard output; anything else (warnings, tracebacks of a
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from typing import Any
 
 from fuseki.cli import UserError
 
@@ -183,8 +186,32 @@ class MoveLog:
         return getattr(self.agent, name)
 
 
+def default_bot_on(size: int, args: argparse.Namespace) -> Any:
+    """The table's bot for ``size`` (``fuseki.agents.by_size``) with this command line's seed, budget and resignation.
+
+    ``--playouts``/``--seconds`` replace the default's budget; a bot with no
+    search (the 19x19 policy network) has no budget to replace, which one line
+    on stderr says rather than a GTP error on every ``genmove``.
+    """
+    from fuseki.agents import agent_options
+    from fuseki.commands.play import budget_options, build_agent, default_bot
+
+    bot_name, defaults = default_bot(size)
+    accepted = agent_options(bot_name) or set()
+    options = budget_options(defaults, args.playouts, args.seconds)
+    for key in ("playouts", "seconds"):
+        if key in options and key not in accepted:
+            print(f"fuseki: the default bot on {size}x{size} ({bot_name}) does not search: --{key} does not apply",
+                  file=sys.stderr)
+            del options[key]
+    if "resign_below" in accepted:
+        options["resign_below"] = 0.0 if args.never_resign else args.resign_below
+    return build_agent(bot_name, args.seed, **options)
+
+
 def run(args: argparse.Namespace) -> int:
-    from fuseki.commands.play import build_agent, default_bot, model_options
+    from fuseki.agents.by_size import BySizeAgent
+    from fuseki.commands.play import build_agent, model_options
     from fuseki.go.rules import PRESETS, Rules
     from fuseki.gtp.engine import GtpEngine
 
@@ -203,24 +230,28 @@ def run(args: argparse.Namespace) -> int:
     from fuseki.agents import agent_options
 
     model = getattr(args, "model", None)
+    options = parse_settings(args.set)
+    bot: Any
     if args.bot is None and model is None:
-        bot_name, model = default_bot(None)  # the controller sets the size; the engine refuses others
+        if options:
+            raise UserError("--set needs --bot: without one the bot depends on the board size (docs/gtp.md)")
+        # The controller sets the size later: one bot per size, each the table's (fuseki.agents.by_size).
+        bot = BySizeAgent(lambda size: default_bot_on(size, args), size=19)
     else:
         bot_name = args.bot or "policy"
-    options = parse_settings(args.set)
-    if "resign_below" in (agent_options(bot_name) or ()) and "resign_below" not in options:
-        # A search agent resigns on its own win rate; --never-resign means a threshold of 0.
-        options["resign_below"] = 0.0 if args.never_resign else args.resign_below
-    options.update(model_options(bot_name, model))
-    # --set may give what a flag of its own gives (playouts=, seconds=, seed=); one place for each, not two.
-    flags = {"playouts": args.playouts, "seconds": args.seconds, "seed": args.seed}
-    for key, flag in flags.items():
-        if key in options:
-            if flag is not None:
-                raise UserError(f"--{key} and --set {key}=... both given; give it once")
-            flags[key] = options.pop(key)
-    seed = flags.pop("seed")
-    bot = build_agent(bot_name, seed, **flags, **options)
+        if "resign_below" in (agent_options(bot_name) or ()) and "resign_below" not in options:
+            # A search agent resigns on its own win rate; --never-resign means a threshold of 0.
+            options["resign_below"] = 0.0 if args.never_resign else args.resign_below
+        options.update(model_options(bot_name, model))
+        # --set may give what a flag of its own gives (playouts=, seconds=, seed=); one place for each, not two.
+        flags = {"playouts": args.playouts, "seconds": args.seconds, "seed": args.seed}
+        for key, flag in flags.items():
+            if key in options:
+                if flag is not None:
+                    raise UserError(f"--{key} and --set {key}=... both given; give it once")
+                flags[key] = options.pop(key)
+        seed = flags.pop("seed")
+        bot = build_agent(bot_name, seed, **flags, **options)
     if args.log is not None:
         bot = MoveLog(bot, args.log)
     agent = Terminating(

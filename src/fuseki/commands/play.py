@@ -4,9 +4,9 @@
 
     fuseki play --size 9 --bot random --color black
 
-Without ``--bot`` the opponent is the shipped policy network of the board's
-size (9x9 and 19x19: :func:`default_bot`), and MCTS on other sizes or where
-it is not installed.
+Without ``--bot`` the opponent is the bot measured strongest on the board's
+size (:func:`default_bot`: the MCTS engine at 5 s a move on 9x9, the shipped
+policy network on 19x19, the MCTS engine elsewhere).
 
 Type a point in GTP coordinates (``D4`` or ``d4``; columns skip the letter I),
 or ``pass``, ``undo`` (takes back your last move and the bot's reply),
@@ -178,41 +178,52 @@ def model_options(bot: str, model: str | None) -> dict[str, object]:
     return {"model": model}
 
 
-def default_bot(size: int | None) -> tuple[str, str | None]:
-    """The bot and model file to play when neither ``--bot`` nor ``--model`` is given.
+def default_bot(size: int) -> tuple[str, dict[str, object]]:
+    """The bot and its options to play on ``size`` when neither ``--bot`` nor ``--model`` is given.
 
-    A shipped policy network (``policy-9x9``, ``policy-19x19``) is the
-    best opponent that answers at once, but each plays only the board size
-    it was trained for (its file's metadata says which) and is trained apart
-    from the code, so it may be missing. MCTS plays any size, so it is the
-    fallback, announced in one line on stderr so that a user knows why.
-    ``size`` is the board played; ``None`` (GTP, where the controller picks
-    the size later) takes the policy bot with every shipped network, each on
-    its own size (:class:`~fuseki.agents.deep_learning.ShippedPolicyAgent`).
+    The table :data:`~fuseki.agents.by_size.DEFAULT_BOTS` names the bot
+    measured strongest on each size (the MCTS engine at 5 s a move on 9x9,
+    the shipped 19x19 policy network on 19x19, the MCTS engine elsewhere).
+    A shipped network is trained apart from the code and may be missing or
+    unreadable; the MCTS engine, which plays any size, then plays instead,
+    announced in one line on stderr so that a user knows why.
     """
-    from fuseki.agents.agent_file import AgentFileError, read_agent_info
-    from fuseki.agents.deep_learning import DEFAULT_POLICY_MODELS, default_policy_paths
+    from fuseki.agents.agent_file import AgentFileError, available_models, read_agent_info
+    from fuseki.agents.by_size import OTHER_SIZES, default_bot_for
 
-    shipped = default_policy_paths()
-    if not shipped:
-        names = ", ".join(DEFAULT_POLICY_MODELS.values())
-        reason = f"the shipped policy networks ({names}) are not installed"
-    elif size is None:
-        return "policy", None
-    elif size not in shipped:
-        reason = f"the shipped policy networks play {' and '.join(f'{s}x{s}' for s in shipped)} only"
+    choice = default_bot_for(size)
+    model = choice.options.get("model")
+    if model is None:
+        return choice.bot, dict(choice.options)
+    path = available_models().get(str(model))
+    if path is None:
+        reason = f"the shipped policy network {model} is not installed"
     else:
         try:
-            trained = read_agent_info(shipped[size]).board_size
+            trained = read_agent_info(path).board_size
         except AgentFileError as e:
             reason = f"the shipped policy network cannot be read ({e})"
         else:
             if trained == size:
-                return "policy", str(shipped[size])
-            reason = f"the shipped policy network for {size}x{size} was trained on {trained}x{trained}"
-    where = "" if size is None else f" on {size}x{size}"
-    print(f"fuseki: {reason}; playing mcts{where}", file=sys.stderr)
-    return "mcts", None
+                return choice.bot, {**choice.options, "model": str(path)}
+            reason = f"the shipped policy network {model} was trained on {trained}x{trained}"
+    print(f"fuseki: {reason}; playing {OTHER_SIZES.bot} on {size}x{size}", file=sys.stderr)
+    return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
+
+
+def budget_options(options: dict[str, object], playouts: int | None, seconds: float | None) -> dict[str, object]:
+    """A default bot's options with the user's ``--playouts``/``--seconds``: a budget given replaces the default's.
+
+    >>> budget_options({"seconds": 5.0}, 1000, None)
+    {'playouts': 1000}
+    >>> budget_options({"seconds": 5.0}, None, None)
+    {'seconds': 5.0}
+    """
+    if playouts is None and seconds is None:
+        return dict(options)
+    out = {k: v for k, v in options.items() if k not in ("playouts", "seconds")}
+    out.update({k: v for k, v in (("playouts", playouts), ("seconds", seconds)) if v is not None})
+    return out
 
 
 def check_board_size(agent: Agent, size: int) -> None:
@@ -358,11 +369,12 @@ def run(args: argparse.Namespace) -> int:
     state = new_game(args.size, args.rules, args.komi, args.handicap)
     model = getattr(args, "model", None)
     if args.bot is None and model is None:
-        bot_name, model = default_bot(args.size)
+        bot_name, defaults = default_bot(args.size)
+        bot = build_agent(bot_name, args.seed, **budget_options(defaults, args.playouts, args.seconds))
     else:
         bot_name = args.bot or "policy"
-    extra = model_options(bot_name, model)
-    bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **extra)
+        extra = model_options(bot_name, model)
+        bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **extra)
     check_board_size(bot, args.size)
     session = TerminalGame(state, bot, human=args.color, rules_name=args.rules)
     try:

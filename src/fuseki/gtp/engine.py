@@ -254,6 +254,7 @@ class GtpEngine:
 
     def _reset(self, root: GameState) -> None:
         """Start from ``root``: a new game, a handicap or a loaded position."""
+        self._tell_board_size(root.size)
         self.root = root
         #: States after each move; ``stack[0]`` is the root. ``undo`` pops.
         self.stack: list[GameState] = [root]
@@ -543,6 +544,18 @@ class GtpEngine:
         if color is not state.next_player or state.is_over():
             state = self._rebase(state, color)
         return state
+
+    def _tell_board_size(self, size: int) -> None:
+        """Tell a bot that holds one bot per size (``use_board_size``, inside the wrappers) the new game's board,
+        before the clock and the analysis look for its search."""
+        agent: Any = self.agent
+        for _ in range(8):
+            if agent is None:
+                return
+            if callable(getattr(type(agent), "use_board_size", None)):
+                agent.use_board_size(size)
+                return
+            agent = getattr(agent, "agent", None)
 
     def _searcher(self) -> Any:
         """The MCTS agent inside the bot's wrappers (``search_limits``), or None for a bot that does not search."""

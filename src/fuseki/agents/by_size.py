@@ -1,0 +1,108 @@
+"""The default bot of each board size, and one agent that plays each size's own.
+
+Which bot is strongest depends on the board: on 9x9 the MCTS engine at 5 s a
+move wins 98 of 100 games against GNU Go level 10 where the shipped 9x9
+policy network wins 7; on 19x19 that engine is far weaker and the policy
+network trained on strong amateurs' games is the one measured to beat GNU
+Go. :data:`DEFAULT_BOTS` says which bot plays each size when the user names
+none, with the measurement behind each choice, so that ``fuseki play`` and
+``fuseki gtp`` choose the same way and the table, not scattered code, is
+what a new measurement changes.
+
+A GTP engine learns the size only from the controller's ``boardsize``, after
+it has started, so :class:`BySizeAgent` holds one bot per size, built the
+first time that size is played. The engine tells it the board of each new
+game (``use_board_size``) before it asks for a move, so that its clock and
+analysis see the bot that will play (the MCTS engine's search limits on
+9x9, none for a network).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fuseki.agents.base import Agent
+    from fuseki.go.state import GameState, Move
+
+__all__ = ["DEFAULT_BOTS", "OTHER_SIZES", "BySizeAgent", "DefaultBot", "default_bot_for"]
+
+
+@dataclass(frozen=True)
+class DefaultBot:
+    """A registry agent with its options, and the measurement that makes it a size's default."""
+
+    bot: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    evidence: str = ""
+
+
+#: The bot each board size plays when none is named: the strongest measured on that size at a budget
+#: that answers in a few seconds (issue 21). A shipped model named here may be missing from a checkout:
+#: the commands then fall back to :data:`OTHER_SIZES` and say why.
+DEFAULT_BOTS: dict[int, DefaultBot] = {
+    9: DefaultBot(
+        "mcts",
+        {"seconds": 5.0},
+        "98 of 100 games against GNU Go level 10 at 5 s a move "
+        "(benchmarks/results/policy_vs_gnugo_9x9/mcts-5s-level10.json); the shipped policy-9x9 won 7 of 100 "
+        "against the same opponent (docs/training.md)",
+    ),
+    19: DefaultBot(
+        "policy",
+        {"model": "policy-19x19"},
+        "the network of strong amateurs' moves (46 % of them in held-out games) beats GNU Go level 1 "
+        "(benchmarks/results/strength_vs_gnugo_19/); the MCTS engine alone lost both games tried against GNU Go "
+        "level 10 on 19x19 (issue 21)",
+    ),
+}
+
+#: Every other size: the MCTS engine, which plays any board, at its own default budget.
+OTHER_SIZES = DefaultBot("mcts", {}, "the one engine here that plays every board size")
+
+
+def default_bot_for(size: int) -> DefaultBot:
+    """The table's bot for ``size`` (:data:`OTHER_SIZES` where the table has none)."""
+    return DEFAULT_BOTS.get(size, OTHER_SIZES)
+
+
+class BySizeAgent:
+    """One bot per board size behind one agent (``fuseki gtp`` without ``--bot``).
+
+    ``build(size)`` makes the bot for a size; it is called once per size, the
+    first time a move is wanted there (building loads a network or sets up
+    a search, and a controller may never play most sizes). The wrapped bot
+    of the current size is :attr:`agent`, so wrappers and the GTP engine that
+    look for a search inside a bot (``search_limits``) find it.
+    """
+
+    def __init__(self, build: Callable[[int], Agent], *, size: int = 19, name: str = "default") -> None:
+        self._build = build
+        self._agents: dict[int, Agent] = {}
+        self.size = int(size)
+        self.name = name
+
+    def use_board_size(self, size: int) -> None:
+        """A new game on ``size`` (the GTP engine calls this on ``boardsize``, ``clear_board`` and loads)."""
+        self.size = int(size)
+
+    @property
+    def agent(self) -> Agent:
+        """The bot of the current size (built on first use)."""
+        bot = self._agents.get(self.size)
+        if bot is None:
+            bot = self._agents[self.size] = self._build(self.size)
+        return bot
+
+    def select_move(self, state: GameState) -> Move:
+        self.use_board_size(state.size)
+        return self.agent.select_move(state)
+
+    def built(self) -> dict[int, str]:
+        """The bots built so far, by size: their registry names (for logs and tests)."""
+        return {size: getattr(bot, "name", type(bot).__name__) for size, bot in sorted(self._agents.items())}
+
+    def __repr__(self) -> str:
+        return f"BySizeAgent(size={self.size}, built={self.built()})"
