@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Device script: a strength match against GNU Go (benchmarks/strength_vs_gnugo.sh) on a lent machine's 16 cores.
+# Device script: a strength match against GNU Go (benchmarks/strength_vs_gnugo.sh), or two of our agents head to
+# head with GNU Go as the referee (benchmarks/pair_match.sh), on a lent machine's 16 cores.
 #
 # A 19×19 match of 50 games against GNU Go is hours of one core here; with 16 games at a time it is minutes.
 # The device image has no GNU Go and reaches no package mirror, so the binary travels: Debian's /usr/games/gnugo
 # (3.8; it needs glibc 2.29 or later) and the two libraries it links beyond glibc (libreadline 8, libtinfo 6).
-# Only agents whose budget is not a clock belong here (a network's argmax, a fixed number of playouts): the
-# device's cores are not this machine's, so a budget in seconds would buy another strength.
+# Against GNU Go, only agents whose budget is not a clock belong here (a network's argmax, a fixed number of
+# playouts): the device's cores are not this machine's, so a budget in seconds would buy another strength. A pair
+# at equal time is fair anywhere (both sides take turns on one core); its figure is the device's.
 #
 #   here, once:  bash benchmarks/device/gnugo_match.sh prep
 #   each call:   run(command="bash benchmarks/device/gnugo_match.sh run SIZE LEVEL GAMES AGENT NAME", carry=[".gnugo"])
+#           or:  run(command="bash benchmarks/device/gnugo_match.sh pair SIZE GAMES NAME AGENT_A AGENT_B", carry=[".gnugo"])
 #   after:       bash benchmarks/device/gnugo_match.sh collect FILES_AT
 #
 # The match folder (benchmarks/results/strength_vs_gnugo_SIZE/games/NAME-levelLEVEL/) is resumable and, while
@@ -38,14 +41,24 @@ collect)
     tar -tf "$FILES/results.tar" | grep -c '\.sgf$' | sed 's/$/ games in the unpacked folders/'
     exit 0
     ;;
-run) shift ;;
+run | pair) shift ;;
 *)
-    echo "usage: $0 prep | run SIZE LEVEL GAMES AGENT NAME | collect FILES_AT" >&2
+    echo "usage: $0 prep | run SIZE LEVEL GAMES AGENT NAME | pair SIZE GAMES NAME AGENT_A AGENT_B | collect FILES_AT" >&2
     exit 2
     ;;
 esac
 : "${OUT:?OUT must be set (the run tool sets it)}"
-SIZE=${1:?board size}; LEVEL=${2:?GNU Go level}; GAMES=${3:?games}; AGENT=${4:?agent}; NAME=${5:?name}
+if [ "$MODE" = run ]; then
+    SIZE=${1:?board size}; LEVEL=${2:?GNU Go level}; GAMES=${3:?games}; AGENTS=("${4:?agent}"); NAME=${5:?name}
+    D=benchmarks/results/strength_vs_gnugo_$SIZE; MATCH=$D/games/$NAME-level$LEVEL; RESULT=$D/$NAME-level$LEVEL.json
+    WHAT="${AGENTS[0]} vs gnugo --level $LEVEL"
+    MATCH_CMD=(bash benchmarks/strength_vs_gnugo.sh "$SIZE" "$LEVEL" "$GAMES" "${AGENTS[0]}" "$NAME")
+else
+    SIZE=${1:?board size}; GAMES=${2:?games}; NAME=${3:?name}; AGENTS=("${4:?agent A}" "${5:?agent B}")
+    D=benchmarks/results/pair_$SIZE; MATCH=$D/games/$NAME; RESULT=$D/$NAME.json
+    WHAT="${AGENTS[0]} vs ${AGENTS[1]}"
+    MATCH_CMD=(bash benchmarks/pair_match.sh "$SIZE" "$GAMES" "$NAME" "${AGENTS[0]}" "${AGENTS[1]}")
+fi
 CALL_SECONDS=${CALL_SECONDS:-300}
 PYTHON=${PYTHON:-python3}
 log() { echo "[$((SECONDS - T0)) s] $*" | tee -a "$OUT/log.txt"; }
@@ -65,23 +78,21 @@ log "$CORES cores; $($PYTHON -c 'import torch; print("torch", torch.__version__,
 # Compile the kernels once, before the workers start: the rules' kernels, then whatever the agent calls (its
 # first moves). Warming every search kernel (fuseki.search.go.warmup) took 155 s there, most of a short call.
 $PYTHON -m fuseki.go.warmup > /dev/null || { log "warming the rules' kernels failed"; exit 3; }
-$PYTHON - "$AGENT" "$SIZE" <<'PY' || { log "the agent could not play its first moves"; exit 3; }
+$PYTHON - "$SIZE" "${AGENTS[@]}" <<'PY' || { log "an agent could not play its first moves"; exit 3; }
 import sys
 from fuseki.arena.specs import build_agent, parse_agent_spec
 from fuseki.go.state import GameState
-agent = build_agent(parse_agent_spec(sys.argv[1]), 0)
-state = GameState.new(int(sys.argv[2]))
-for _ in range(6):
-    state = state.play(agent.select_move(state))
+for spec in sys.argv[2:]:
+    agent = build_agent(parse_agent_spec(spec), 0)
+    state = GameState.new(int(sys.argv[1]))
+    for _ in range(4):
+        state = state.play(agent.select_move(state))
 PY
 log "kernels warm"
-D=benchmarks/results/strength_vs_gnugo_$SIZE
-MATCH=$D/games/$NAME-level$LEVEL
 LEFT=$((CALL_SECONDS - (SECONDS - T0) - 20))
 [ $LEFT -gt 30 ] || { log "only $LEFT s left; no games played"; exit 5; }
-log "playing for up to $LEFT s: $AGENT vs gnugo --level $LEVEL, ${SIZE}x$SIZE, $GAMES games, ${WORKERS:-$CORES} at a time"
-timeout --signal=INT --kill-after=15 $LEFT env PY=$PYTHON WORKERS=${WORKERS:-$CORES} \
-    bash benchmarks/strength_vs_gnugo.sh "$SIZE" "$LEVEL" "$GAMES" "$AGENT" "$NAME" >> "$OUT/log.txt" 2>&1
+log "playing for up to $LEFT s: $WHAT, ${SIZE}x$SIZE, $GAMES games, ${WORKERS:-$CORES} at a time"
+timeout --signal=INT --kill-after=15 $LEFT env PY=$PYTHON WORKERS=${WORKERS:-$CORES} "${MATCH_CMD[@]}" >> "$OUT/log.txt" 2>&1
 log "match exit status $? with $(ls "$MATCH"/*.sgf 2>/dev/null | wc -l) games in the folder"
-tar -cf "$OUT/results.tar" --exclude=.fuseki.lock "$MATCH" $(ls "$D/$NAME-level$LEVEL.json" 2>/dev/null)
+tar -cf "$OUT/results.tar" --exclude=.fuseki.lock "$MATCH" $(ls "$RESULT" 2>/dev/null)
 log "done"
