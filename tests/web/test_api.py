@@ -335,6 +335,26 @@ def test_policy_without_a_model_plays_the_shipped_one(client: TestClient) -> Non
     assert game["status"] == "your_turn" and len(game["moves"]) == 1
 
 
+def test_the_default_bot_is_the_sizes_strongest_and_the_game_records_which(client: TestClient) -> None:
+    # No bot named: the table's (fuseki.agents.by_size): mcts at 5 s on 9x9, the 19x19 network on 19x19.
+    game = client.post("/api/games", json={"size": 9}).json()
+    assert (game["bot"], game["bot_options"]) == ("mcts", {"seconds": 5.0})
+    game = client.post("/api/games", json={"size": 19, "bot": "default"}).json()
+    assert (game["bot"], game["bot_options"]) == ("policy", {"model": "policy-19x19"})
+    game = client.post("/api/games", json={"size": 13, "bot": "default"}).json()
+    assert (game["bot"], game["bot_options"]) == ("mcts", {})
+    r = client.post("/api/games", json={"size": 9, "bot": "default", "bot_options": {"seconds": 1}})
+    assert r.status_code == 422 and "bot 'default' takes no options" in r.json()["detail"]
+    bots = client.get("/api/bots").json()["bots"]
+    assert bots[0]["name"] == "default" and "9x9: mcts (seconds=5.0)" in bots[0]["help"]
+    assert "19x19: policy (model=policy-19x19)" in bots[0]["help"]
+
+
+def test_the_default_bot_without_its_network_is_mcts(client: TestClient, no_shipped_models) -> None:
+    game = client.post("/api/games", json={"size": 19}).json()
+    assert (game["bot"], game["bot_options"]) == ("mcts", {})
+
+
 def test_policy_without_a_model_is_refused_when_none_ships(client: TestClient, no_shipped_models) -> None:
     r = client.post("/api/games", json={"bot": "policy"})
     assert r.status_code == 422 and "bot 'policy' needs bot_options.model" in r.json()["detail"]

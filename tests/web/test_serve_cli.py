@@ -117,7 +117,7 @@ def test_serve_stops_on_sigterm_and_keeps_the_game(tmp_path: Path) -> None:
     proc, url = start_server(db)
     try:
         with httpx.Client(base_url=url, timeout=60) as client:
-            gid = client.post("/api/games", json={"size": 9, "human": "white"}).json()["id"]
+            gid = client.post("/api/games", json={"size": 9, "human": "white", "bot": "random"}).json()["id"]
             client.post(f"/api/games/{gid}/moves", json={"vertex": "E5"})
     finally:
         code, err = stop(proc, signal.SIGTERM)

@@ -47,6 +47,7 @@ from fuseki.web.clock import TimeControl
 
 __all__ = [
     "BOTS",
+    "DEFAULT_BOT",
     "DEAD_STONES",
     "GameConflict",
     "MAX_PLAYOUTS",
@@ -79,8 +80,11 @@ MAX_SECONDS = 10.0
 #: The most playouts a bot may be asked for (the think-time cap still applies).
 MAX_PLAYOUTS = 200_000
 MAX_KOMI = 100.0
-#: The bots the web UI offers: the ones that answer quickly on any size.
-BOTS = ("random", "uniform", "mcts", "mcts-book", "policy")
+#: The bots the web UI offers: the ones that answer quickly on any size. ``default`` is no agent of its own: a new
+#: game resolves it to the bot measured strongest on its board size (:mod:`fuseki.agents.by_size`), and the game
+#: records that bot.
+DEFAULT_BOT = "default"
+BOTS = (DEFAULT_BOT, "random", "uniform", "mcts", "mcts-book", "policy")
 #: The bot options a request may set.
 BOT_OPTIONS = ("seconds", "playouts", "model", "seed", "temperature")
 #: Playouts for the dead-stone estimate at the end of a game.

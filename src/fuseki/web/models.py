@@ -42,6 +42,7 @@ from fuseki.web.games import (
     BOT_OPTIONS,
     BOTS,
     DEAD_STONES,
+    DEFAULT_BOT,
     MAX_KOMI,
     MAX_SIZE,
     MIN_SIZE,
@@ -106,7 +107,8 @@ class GameSettingsBody(BaseModel):
     komi: float | None = None
     handicap: int = 0
     human: Color = Color.BLACK
-    bot: str = "random"
+    #: ``default``: the bot measured strongest on ``size`` (resolved when the game is made, :func:`resolve_default_bot`).
+    bot: str = DEFAULT_BOT
     bot_options: dict[str, Any] = {}
     dead_stones: str = "playouts"
     #: ``{"main": seconds, "byoyomi": seconds, "periods": n}``, or ``None``: no clock.
@@ -196,6 +198,8 @@ class GameSettingsBody(BaseModel):
         """The checks that need two fields: the bot's options, the policy's board size, the handicap's room."""
         if self.komi is None:
             self.komi = default_komi(self.rules, self.handicap)
+        if self.bot == DEFAULT_BOT:
+            self.bot, self.bot_options = _checked(resolve_default_bot, self.size, self.bot_options)
         self.bot_options = _checked(_check_bot_options, self.bot, self.bot_options)
         if self.bot == "policy":
             _checked(_check_policy_model, self.bot_options, self.size)
@@ -264,6 +268,35 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
                 raise SettingsError(f"unknown model {value!r}; installed: {', '.join(names) or 'none'}")
             out[key] = value
     return out
+
+
+def resolve_default_bot(size: int, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``default``'s bot and options on ``size``: the table's (:mod:`fuseki.agents.by_size`).
+
+    Its shipped network may be missing from a checkout; the MCTS engine,
+    which plays every size, then plays, and the game records it (the page
+    shows whom the player faces). ``default`` takes no options of its own: the
+    table's budget is part of what was measured.
+    """
+    from fuseki.agents.by_size import OTHER_SIZES, default_bot_for
+
+    if options:
+        raise SettingsError(
+            f"bot {DEFAULT_BOT!r} takes no options (it is the bot measured strongest on the board size); "
+            "choose a bot to set options"
+        )
+    choice = default_bot_for(size)
+    chosen = dict(choice.options)
+    model = chosen.get("model")
+    if model is not None:
+        if model not in available_models():
+            return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
+        try:
+            if read_agent_info(model).board_size != size:
+                return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
+        except ValueError:
+            return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
+    return choice.bot, chosen
 
 
 def _check_policy_model(options: dict[str, Any], size: int) -> None:

@@ -46,11 +46,24 @@ async def health() -> dict[str, Any]:
     return {"ok": True}
 
 
+def default_help() -> str:
+    """What ``default`` plays on each size, from the table (so the page's tooltip cannot go stale)."""
+    from fuseki.agents.by_size import DEFAULT_BOTS, OTHER_SIZES
+
+    def label(bot: str, options: dict[str, Any]) -> str:
+        extra = ", ".join(f"{k}={v}" for k, v in options.items())
+        return f"{bot} ({extra})" if extra else bot
+
+    sizes = "; ".join(f"{s}x{s}: {label(d.bot, dict(d.options))}" for s, d in sorted(DEFAULT_BOTS.items()))
+    return f"the bot measured strongest on the board size: {sizes}; other sizes: {label(OTHER_SIZES.bot, {})}"
+
+
 @router.get("/api/bots")
 async def bots() -> dict[str, Any]:
     known = available_agents()
     return {
-        "bots": [{"name": b, "help": known.get(b, "")} for b in games.BOTS if b in known],
+        "bots": [{"name": games.DEFAULT_BOT, "help": default_help()}]
+        + [{"name": b, "help": known.get(b, "")} for b in games.BOTS if b in known],
         "models": list(available_models()),
         "rules": sorted(games.PRESETS),
         # The komi a new game gets when the player names none (0.5 with handicap stones).

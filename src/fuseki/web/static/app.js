@@ -208,7 +208,7 @@ class Play {
         opt.value = name;
         list.appendChild(opt);
       }
-      if (info.models && info.models.length && !$("opt-model").value) $("opt-model").value = info.models[0];
+      // No model filled in: the server plays the shipped network of the game's size (9x9 and 19x19 each have one).
       const rules = $("opt-rules");
       for (const name of info.rules || []) {
         if ([...rules.options].some((o) => o.value === name)) continue;
