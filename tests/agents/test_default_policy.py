@@ -201,6 +201,13 @@ def test_a_by_size_agent_builds_each_sizes_bot_once(tiny_policies: dict[int, Pat
     assert built == [9, 7] and bot.built() == {7: "random", 9: "mcts"}
 
 
+def test_the_engine_warms_the_search_kernels_when_some_sizes_bot_searches() -> None:
+    quiet = GtpEngine(BySizeAgent(lambda size: make_agent("random"), searches=False), stdout=io.StringIO())
+    assert quiet.warm_up() == 0.0  # no bot of any size searches: nothing to compile
+    eager = GtpEngine(BySizeAgent(lambda size: make_agent("random"), searches=True), stdout=io.StringIO())
+    assert eager.warm_up() > 0.0  # the 19x19 bot does not search, but the 9x9 one will: warm before the clock
+
+
 # ---- fuseki play ------------------------------------------------------------------------
 
 

@@ -78,11 +78,16 @@ class BySizeAgent:
     look for a search inside a bot (``search_limits``) find it.
     """
 
-    def __init__(self, build: Callable[[int], Agent], *, size: int = 19, name: str = "default") -> None:
+    def __init__(
+        self, build: Callable[[int], Agent], *, size: int = 19, name: str = "default", searches: bool = True
+    ) -> None:
         self._build = build
         self._agents: dict[int, Agent] = {}
         self.size = int(size)
         self.name = name
+        #: Whether some size's bot searches: the GTP engine then compiles the search kernels at start-up, before
+        #: it knows the size (a first move under a clock must not pay for them).
+        self.searches = bool(searches)
 
     def use_board_size(self, size: int) -> None:
         """A new game on ``size`` (the GTP engine calls this on ``boardsize``, ``clear_board`` and loads)."""

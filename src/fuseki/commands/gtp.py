@@ -209,6 +209,17 @@ def default_bot_on(size: int, args: argparse.Namespace) -> Any:
     return build_agent(bot_name, args.seed, **options)
 
 
+def default_bots_search() -> bool:
+    """Whether a bot of the default table searches on some size (then the engine warms the search kernels)."""
+    from fuseki.agents.by_size import DEFAULT_BOTS, OTHER_SIZES
+
+    return any(choice.bot in SEARCH_BOTS for choice in (*DEFAULT_BOTS.values(), OTHER_SIZES))
+
+
+#: Registry agents that search with the Numba kernels (their first move compiles or loads them).
+SEARCH_BOTS = frozenset({"mcts", "mcts-book", "alphago"})
+
+
 def run(args: argparse.Namespace) -> int:
     from fuseki.agents.by_size import BySizeAgent
     from fuseki.commands.play import build_agent, model_options
@@ -236,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         if options:
             raise UserError("--set needs --bot: without one the bot depends on the board size (docs/gtp.md)")
         # The controller sets the size later: one bot per size, each the table's (fuseki.agents.by_size).
-        bot = BySizeAgent(lambda size: default_bot_on(size, args), size=19)
+        bot = BySizeAgent(lambda size: default_bot_on(size, args), size=19, searches=default_bots_search())
     else:
         bot_name = args.bot or "policy"
         if "resign_below" in (agent_options(bot_name) or ()) and "resign_below" not in options:

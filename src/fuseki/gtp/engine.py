@@ -571,11 +571,22 @@ class GtpEngine:
     def warm_up(self) -> float:
         """Compile (or load from Numba's cache) the search kernels now, so that the first move under
         a clock does not pay for it; seconds taken (0 for a bot that does not search)."""
-        if self._searcher() is None:
+        if self._searcher() is None and not self._may_search():
             return 0.0
         from fuseki.search.go.warmup import warm  # numba kernels: only for a searching bot
 
         return warm()
+
+    def _may_search(self) -> bool:
+        """Whether a bot inside the wrappers says it may search on some board size (``searches``)."""
+        agent: Any = self.agent
+        for _ in range(8):
+            if agent is None:
+                return False
+            if getattr(type(agent), "use_board_size", None) is not None:  # a bot per size: it says
+                return bool(getattr(agent, "searches", False))
+            agent = getattr(agent, "agent", None)
+        return False
 
     def _analysis_searcher(self) -> Any:
         """The search behind the analysis commands: the bot's own, else a default MCTS (built once)."""
