@@ -71,6 +71,18 @@ def test_play_with_a_model(model: Path, feed_stdin, capsys) -> None:
     assert "White (policy) plays" in out
 
 
+def test_play_policy_passes_back_when_the_game_is_over(model: Path, feed_stdin, capsys) -> None:
+    # The player only passes: the network (no pass move of its own) fills the board it owns, and once the board
+    # is settled and it is ahead it passes back, ending the game, instead of filling its own eyes.
+    feed_stdin(["pass"] * 40)
+    assert cli.main(["play", "--size", "5", "--model", str(model), "--seed", "1", "--color", "white"]) == 0
+    out = capsys.readouterr().out
+    bot_moves = [line for line in out.splitlines() if line.startswith("Move ") and "(policy)" in line]
+    assert bot_moves[-1].endswith("passes.") and out.count("Result") == 1, out[-800:]
+    assert "B+" in out.split("Result")[1].splitlines()[0]
+    assert len(bot_moves) < 20  # it stopped early: 25 points, and it keeps its eyes
+
+
 def test_play_finds_a_model_by_name(model: Path, feed_stdin, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FUSEKI_MODELS", str(model.parent))
     feed_stdin(["quit"])

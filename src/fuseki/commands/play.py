@@ -226,6 +226,21 @@ def budget_options(options: dict[str, object], playouts: int | None, seconds: fl
     return out
 
 
+def ends_its_games(bot: Agent) -> Agent:
+    """A policy network that passes back when the game is over.
+
+    A network trained on human games has no pass move (human games end by
+    resignation or agreement), so it only passes when no other move is left:
+    after the player's pass it would play on into its own territory for a
+    hundred moves on 19x19. Wrapped like the web's bots (``settled_only``),
+    it passes back when the player passed, the board is settled and it is
+    not behind, and it never resigns (its win estimate is random playouts).
+    """
+    from fuseki.agents.termination import Terminating
+
+    return Terminating(bot, resign_below=None, settled_only=True)  # type: ignore[return-value]
+
+
 def check_board_size(agent: Agent, size: int) -> None:
     """A bot whose networks were trained for some board sizes (``agent_board_sizes``) cannot play another."""
     from fuseki.agents.base import agent_board_sizes, board_size_problem
@@ -376,6 +391,8 @@ def run(args: argparse.Namespace) -> int:
         extra = model_options(bot_name, model)
         bot = build_agent(bot_name, args.seed, playouts=args.playouts, seconds=args.seconds, **extra)
     check_board_size(bot, args.size)
+    if bot_name == "policy":
+        bot = ends_its_games(bot)
     session = TerminalGame(state, bot, human=args.color, rules_name=args.rules)
     try:
         session.play()
