@@ -204,8 +204,15 @@ def test_a_by_size_agent_builds_each_sizes_bot_once(tiny_policies: dict[int, Pat
 def test_the_engine_warms_the_search_kernels_when_some_sizes_bot_searches() -> None:
     quiet = GtpEngine(BySizeAgent(lambda size: make_agent("random"), searches=False), stdout=io.StringIO())
     assert quiet.warm_up() == 0.0  # no bot of any size searches: nothing to compile
-    eager = GtpEngine(BySizeAgent(lambda size: make_agent("random"), searches=True), stdout=io.StringIO())
+    built: list[int] = []
+
+    def build(size: int):
+        built.append(size)
+        return make_agent("random")
+
+    eager = GtpEngine(BySizeAgent(build, searches=True), stdout=io.StringIO())
     assert eager.warm_up() > 0.0  # the 19x19 bot does not search, but the 9x9 one will: warm before the clock
+    assert built == []  # and no bot is built before the first command (a network load kept controllers waiting)
 
 
 # ---- fuseki play ------------------------------------------------------------------------

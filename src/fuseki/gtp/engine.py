@@ -548,14 +548,9 @@ class GtpEngine:
     def _tell_board_size(self, size: int) -> None:
         """Tell a bot that holds one bot per size (``use_board_size``, inside the wrappers) the new game's board,
         before the clock and the analysis look for its search."""
-        agent: Any = self.agent
-        for _ in range(8):
-            if agent is None:
-                return
-            if callable(getattr(type(agent), "use_board_size", None)):
-                agent.use_board_size(size)
-                return
-            agent = getattr(agent, "agent", None)
+        by_size = self._by_size()
+        if by_size is not None:
+            by_size.use_board_size(size)
 
     def _searcher(self) -> Any:
         """The MCTS agent inside the bot's wrappers (``search_limits``), or None for a bot that does not search."""
@@ -571,22 +566,31 @@ class GtpEngine:
     def warm_up(self) -> float:
         """Compile (or load from Numba's cache) the search kernels now, so that the first move under
         a clock does not pay for it; seconds taken (0 for a bot that does not search)."""
-        if self._searcher() is None and not self._may_search():
+        by_size = self._by_size()
+        if by_size is not None:  # a bot per size: it says whether any will search (asking would build one)
+            if not by_size.searches:
+                return 0.0
+        elif self._searcher() is None:
             return 0.0
         from fuseki.search.go.warmup import warm  # numba kernels: only for a searching bot
 
         return warm()
 
-    def _may_search(self) -> bool:
-        """Whether a bot inside the wrappers says it may search on some board size (``searches``)."""
+    def _by_size(self) -> Any:
+        """The bot inside the wrappers that holds one bot per board size (``use_board_size``), or None.
+
+        Its ``agent`` builds the current size's bot, so start-up asks it
+        (``searches``) rather than looking inside: loading the 19x19 network
+        before the first command kept a controller waiting for ``name``.
+        """
         agent: Any = self.agent
         for _ in range(8):
             if agent is None:
-                return False
-            if getattr(type(agent), "use_board_size", None) is not None:  # a bot per size: it says
-                return bool(getattr(agent, "searches", False))
+                return None
+            if callable(getattr(type(agent), "use_board_size", None)):
+                return agent
             agent = getattr(agent, "agent", None)
-        return False
+        return None
 
     def _analysis_searcher(self) -> Any:
         """The search behind the analysis commands: the bot's own, else a default MCTS (built once)."""
