@@ -552,16 +552,20 @@ class GtpEngine:
         if by_size is not None:
             by_size.use_board_size(size)
 
-    def _searcher(self) -> Any:
-        """The MCTS agent inside the bot's wrappers (``search_limits``), or None for a bot that does not search."""
+    def _inner(self, method: str) -> Any:
+        """The first bot in the chain of wrappers (each holds the next as ``agent``) whose class has ``method``."""
         agent: Any = self.agent
         for _ in range(8):
             if agent is None:
                 return None
-            if callable(getattr(type(agent), "search_limits", None)):
+            if callable(getattr(type(agent), method, None)):
                 return agent
             agent = getattr(agent, "agent", None)
         return None
+
+    def _searcher(self) -> Any:
+        """The MCTS agent inside the bot's wrappers (``search_limits``), or None for a bot that does not search."""
+        return self._inner("search_limits")
 
     def warm_up(self) -> float:
         """Compile (or load from Numba's cache) the search kernels now, so that the first move under
@@ -583,14 +587,7 @@ class GtpEngine:
         (``searches``) rather than looking inside: loading the 19x19 network
         before the first command kept a controller waiting for ``name``.
         """
-        agent: Any = self.agent
-        for _ in range(8):
-            if agent is None:
-                return None
-            if callable(getattr(type(agent), "use_board_size", None)):
-                return agent
-            agent = getattr(agent, "agent", None)
-        return None
+        return self._inner("use_board_size")
 
     def _analysis_searcher(self) -> Any:
         """The search behind the analysis commands: the bot's own, else a default MCTS (built once)."""
