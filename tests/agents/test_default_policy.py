@@ -23,7 +23,13 @@ from fuseki import cli  # noqa: E402
 from fuseki.agents import make_agent  # noqa: E402
 from fuseki.agents.agent_file import save_agent  # noqa: E402
 from fuseki.agents.base import agent_board_sizes  # noqa: E402
-from fuseki.agents.by_size import DEFAULT_BOTS, OTHER_SIZES, BySizeAgent, default_bot_for  # noqa: E402
+from fuseki.agents.by_size import (  # noqa: E402
+    DEFAULT_BOTS,
+    OTHER_SIZES,
+    BySizeAgent,
+    default_bot_for,
+    resolve_default,
+)
 from fuseki.agents.deep_learning import (  # noqa: E402
     DEFAULT_POLICY_MODELS,
     ShippedPolicyAgent,
@@ -179,6 +185,36 @@ def test_a_missing_19x19_network_falls_back_to_mcts_and_says_why(shipped_9x9_onl
     assert capsys.readouterr().err.strip() == (
         "fuseki: the shipped policy network policy-19x19 is not installed; playing mcts on 19x19"
     )
+
+
+@pytest.mark.parametrize("broken", ["wrong size", "unreadable"])
+def test_a_19x19_network_that_cannot_play_falls_back_the_same_for_every_command(
+    broken: str, tiny_policies: dict[int, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    import fuseki.util.models as models
+    from fuseki.web.models import resolve_default_bot
+
+    target = tmp_path / tiny_policies[19].name
+    if broken == "wrong size":  # a 9x9 network installed under the 19x19 name
+        target.write_bytes(tiny_policies[9].read_bytes())
+        reason = "the shipped policy network policy-19x19 was trained on 9x9"
+    else:  # a truncated download
+        target.write_bytes(tiny_policies[19].read_bytes()[:100])
+        reason = "the shipped policy network cannot be read ("
+    monkeypatch.setattr(models, "models_dirs", lambda: [tmp_path])
+    chosen = resolve_default(19)
+    assert (chosen.bot, chosen.options, chosen.model_path) == ("mcts", {}, None)
+    assert chosen.fallback is not None and chosen.fallback.startswith(reason)
+    assert default_bot(19) == ("mcts", {})  # the command line
+    assert capsys.readouterr().err.startswith(f"fuseki: {reason}")
+    assert resolve_default_bot(19, {}) == ("mcts", {})  # the web game
+
+
+def test_the_resolved_default_names_the_model_and_its_file(shipped: dict[int, Path]) -> None:
+    chosen = resolve_default(19)
+    assert (chosen.bot, chosen.options, chosen.fallback) == ("policy", {"model": "policy-19x19"}, None)
+    assert chosen.model_path == shipped[19]
+    assert resolve_default(9).model_path is None and resolve_default(9).options == {"seconds": 5.0}
 
 
 def test_a_by_size_agent_builds_each_sizes_bot_once(tiny_policies: dict[int, Path]) -> None:

@@ -21,13 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fuseki.agents.base import Agent
     from fuseki.go.state import GameState, Move
 
-__all__ = ["DEFAULT_BOTS", "OTHER_SIZES", "BySizeAgent", "DefaultBot", "default_bot_for"]
+__all__ = [
+    "DEFAULT_BOTS",
+    "OTHER_SIZES",
+    "BySizeAgent",
+    "DefaultBot",
+    "ResolvedDefault",
+    "default_bot_for",
+    "resolve_default",
+]
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,53 @@ OTHER_SIZES = DefaultBot("mcts", {}, "the one engine here that plays every board
 def default_bot_for(size: int) -> DefaultBot:
     """The table's bot for ``size`` (:data:`OTHER_SIZES` where the table has none)."""
     return DEFAULT_BOTS.get(size, OTHER_SIZES)
+
+
+@dataclass(frozen=True)
+class ResolvedDefault:
+    """The bot that will really play on a size when none is named, and why it is not the table's if it is not.
+
+    ``options`` name a shipped model by its name (what a web game records);
+    ``model_path`` is the file behind it (what a command line loads).
+    ``fallback`` says, in words a user reads, why the table's choice could
+    not play (``None`` when it plays).
+    """
+
+    bot: str
+    options: dict[str, Any]
+    model_path: Path | None = None
+    fallback: str | None = None
+
+
+def resolve_default(size: int) -> ResolvedDefault:
+    """The table's bot for ``size``, checked: its shipped network installed, readable and trained on ``size``.
+
+    A shipped network is trained apart from the code and may be missing from
+    a checkout or unreadable; the MCTS engine, which plays every size, then
+    plays instead. The caller decides how to tell the user (``fuseki play``
+    and ``gtp`` print one line on stderr, the web game records the bot it
+    got): one check here, so the commands cannot disagree about which bot
+    a size gets.
+    """
+    from fuseki.agents.agent_file import AgentFileError, available_models, read_agent_info
+
+    choice = default_bot_for(size)
+    model = choice.options.get("model")
+    if model is None:
+        return ResolvedDefault(choice.bot, dict(choice.options))
+    path = available_models().get(str(model))
+    if path is None:
+        reason = f"the shipped policy network {model} is not installed"
+    else:
+        try:
+            trained = read_agent_info(path).board_size
+        except AgentFileError as e:
+            reason = f"the shipped policy network cannot be read ({e})"
+        else:
+            if trained == size:
+                return ResolvedDefault(choice.bot, dict(choice.options), model_path=path)
+            reason = f"the shipped policy network {model} was trained on {trained}x{trained}"
+    return ResolvedDefault(OTHER_SIZES.bot, dict(OTHER_SIZES.options), fallback=reason)
 
 
 class BySizeAgent:

@@ -188,27 +188,15 @@ def default_bot(size: int) -> tuple[str, dict[str, object]]:
     unreadable; the MCTS engine, which plays any size, then plays instead,
     announced in one line on stderr so that a user knows why.
     """
-    from fuseki.agents.agent_file import AgentFileError, available_models, read_agent_info
-    from fuseki.agents.by_size import OTHER_SIZES, default_bot_for
+    from fuseki.agents.by_size import resolve_default
 
-    choice = default_bot_for(size)
-    model = choice.options.get("model")
-    if model is None:
-        return choice.bot, dict(choice.options)
-    path = available_models().get(str(model))
-    if path is None:
-        reason = f"the shipped policy network {model} is not installed"
-    else:
-        try:
-            trained = read_agent_info(path).board_size
-        except AgentFileError as e:
-            reason = f"the shipped policy network cannot be read ({e})"
-        else:
-            if trained == size:
-                return choice.bot, {**choice.options, "model": str(path)}
-            reason = f"the shipped policy network {model} was trained on {trained}x{trained}"
-    print(f"fuseki: {reason}; playing {OTHER_SIZES.bot} on {size}x{size}", file=sys.stderr)
-    return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
+    chosen = resolve_default(size)
+    if chosen.fallback is not None:
+        print(f"fuseki: {chosen.fallback}; playing {chosen.bot} on {size}x{size}", file=sys.stderr)
+    options = dict(chosen.options)
+    if chosen.model_path is not None:
+        options["model"] = str(chosen.model_path)
+    return chosen.bot, options
 
 
 def budget_options(options: dict[str, object], playouts: int | None, seconds: float | None) -> dict[str, object]:

@@ -278,25 +278,15 @@ def resolve_default_bot(size: int, options: dict[str, Any]) -> tuple[str, dict[s
     shows whom the player faces). ``default`` takes no options of its own: the
     table's budget is part of what was measured.
     """
-    from fuseki.agents.by_size import OTHER_SIZES, default_bot_for
+    from fuseki.agents.by_size import resolve_default
 
     if options:
         raise SettingsError(
             f"bot {DEFAULT_BOT!r} takes no options (it is the bot measured strongest on the board size); "
             "choose a bot to set options"
         )
-    choice = default_bot_for(size)
-    chosen = dict(choice.options)
-    model = chosen.get("model")
-    if model is not None:
-        if model not in available_models():
-            return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
-        try:
-            if read_agent_info(model).board_size != size:
-                return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
-        except ValueError:
-            return OTHER_SIZES.bot, dict(OTHER_SIZES.options)
-    return choice.bot, chosen
+    chosen = resolve_default(size)
+    return chosen.bot, chosen.options
 
 
 def _check_policy_model(options: dict[str, Any], size: int) -> None:
