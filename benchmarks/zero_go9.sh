@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Issue 18's 12-hour 9x9 run from zero, kept across sessions whose machines may be wiped.
+#
+#   bash benchmarks/zero_go9.sh run [GENERATIONS]   # restore the run from its snapshot if runs/go9 is missing, then train
+#   bash benchmarks/zero_go9.sh save                # copy what a resume needs into the tracked snapshot folder
+#   bash benchmarks/zero_go9.sh rate [GAMES]        # Elo of every 5th generation against the fixed anchors
+#
+# The run lives in runs/go9 (git-ignored: every generation's samples and networks, tens of MB). A session's
+# machine can be reset before the next session, and only what is committed survives, so `save` copies into
+# benchmarks/results/zero_go9/snapshot/ the part of the run that `fuseki zero train` needs to go on as if never
+# stopped, and the part the rating needs:
+#   zero.json, state.json, losses.png       the settings, every generation's counts and losses
+#   gen-G and learner-G of the last one     the network and optimiser state the next generation trains from
+#   selfplay of the last WINDOW-1           the samples the next generation's window still holds
+#   gen-N for N a multiple of 5             the networks the Elo curve rates (docs/zero.md)
+#   rate/                                   the rating's settings, games and ratings
+# Each step of the loop derives its randomness from the seed and the generation, so a run restored this way ends
+# in the same state as one never stopped (docs/zero.md: "a stopped and resumed run ends in the same state").
+# The settings are those of docs/zero.md ("A 12-hour 9x9 run from zero on this CPU").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+RUN=${RUN:-runs/go9}
+SNAP=benchmarks/results/zero_go9/snapshot
+WINDOW=4
+EVERY=5
+
+settings=(--size 9 --games 256 --parallel 32 --leaves 4 --root gumbel --gumbel-m 16 --simulations 32
+    --blocks 4 --channels 64 --precision bf16 --temperature-moves 8 --resign -0.9 --no-resign-share 0.1
+    --max-moves 160 --window "$WINDOW" --epochs 1 --batch-size 256 --lr 0.02 --seed 0)
+
+restore() {
+    if [ -e "$RUN/zero.json" ]; then return; fi
+    if [ ! -e "$SNAP/zero.json" ]; then return; fi
+    echo "restoring $RUN from $SNAP" >&2
+    mkdir -p "$RUN"
+    cp -r "$SNAP"/. "$RUN"/
+}
+
+last_generation() {
+    "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["generation"])' "$1/state.json"
+}
+
+case "${1:-}" in
+run)
+    restore
+    GENERATIONS=${2:-70}
+    mkdir -p benchmarks/results/zero_go9
+    echo "$(git rev-parse --short HEAD) $(date -u +%FT%TZ) run to generation $GENERATIONS on $(nproc) cores" >> benchmarks/results/zero_go9/runs.txt
+    exec "$PY" -m fuseki zero train go --out "$RUN" --generations "$GENERATIONS" "${settings[@]}"
+    ;;
+save)
+    [ -e "$RUN/state.json" ] || { echo "zero_go9.sh: no run in $RUN to save" >&2; exit 2; }
+    G=$(last_generation "$RUN")
+    mkdir -p "${SNAP%/*}"
+    tmp=$(mktemp -d "${SNAP%/*}/.snapshot.XXXXXX")
+    for f in zero.json state.json losses.png; do [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"; done
+    keep=("$G")
+    for ((n = 0; n <= G; n += EVERY)); do keep+=("$n"); done
+    for n in "${keep[@]}"; do
+        f=$(printf 'gen-%04d.safetensors' "$n")
+        [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
+    done
+    f=$(printf 'learner-%04d.safetensors' "$G")
+    [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
+    for ((n = G - WINDOW + 2; n <= G; n++)); do
+        f=$(printf 'selfplay-%04d.npz' "$n")
+        [ "$n" -ge 1 ] && [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
+    done
+    if [ -d "$RUN/rate" ]; then cp -r "$RUN/rate" "$tmp/"; find "$tmp/rate" -name .fuseki.lock -delete; fi
+    rm -rf "$SNAP" && mv "$tmp" "$SNAP"
+    echo "saved generation $G of $RUN in $SNAP ($(du -sh "$SNAP" | cut -f1))"
+    ;;
+rate)
+    restore
+    exec "$PY" -m fuseki zero rate "$RUN" --anchors random,mcts:1000,gnugo:1 --games "${2:-40}" --every "$EVERY"
+    ;;
+*)
+    sed -n '2,6p' "$0" >&2
+    exit 2
+    ;;
+esac
