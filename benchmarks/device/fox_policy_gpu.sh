@@ -19,7 +19,8 @@
 # Settings (environment): CALL_SECONDS (480: the whole call, processing included), ENCODER (alphago),
 # GAMES (8000: 48 planes of all 18,081 games would need about 55 GB of the 64 GiB disk), BLOCKS (6),
 # CHANNELS (128), EPOCHS (16 of BATCHES=1000 batches of BATCH=512: the cosine schedule's length),
-# LR (0.002). Change none of the training settings between calls of one run: --resume refuses.
+# LR (0.002), HEAD (dense: the shipped policy-19x19's; conv: one logit a point, a network that plays every board
+# size, docs/agents.md). Change none of the training settings between calls of one run: --resume refuses.
 # For a smoke test on a CPU (RUN keeps its checkpoint out of .fox/run, which travels and would be resumed there):
 # RUN=/tmp/o-run OUT=/tmp/o DEVICE=cpu PRECISION=fp32 PYTHON=.venv/bin/python GAMES=20 BLOCKS=1
 # CHANNELS=8 EPOCHS=2 BATCHES=2 BATCH=32 bash benchmarks/device/fox_policy_gpu.sh
@@ -35,6 +36,7 @@ EPOCHS=${EPOCHS:-16}
 BATCHES=${BATCHES:-1000}
 BATCH=${BATCH:-512}
 LR=${LR:-0.002}
+HEAD=${HEAD:-dense}
 DEVICE=${DEVICE:-cuda}
 PRECISION=${PRECISION:-bf16}
 PYTHON=${PYTHON:-python3}
@@ -81,7 +83,7 @@ LEFT=$((CALL_SECONDS - (SECONDS - T0) - 75))   # 75 s for the last test pass, th
 MINUTES=$($PYTHON -c "print(round($LEFT / 60, 2))")
 log "training for up to $MINUTES minutes"
 timeout --signal=KILL $((LEFT + 60)) $PYTHON -m fuseki train supervised "$SHARDS" --network residual \
-    --net-option blocks="$BLOCKS" --net-option channels="$CHANNELS" --optimizer adam --lr "$LR" --weight-decay 0.0001 \
+    --net-option blocks="$BLOCKS" --net-option channels="$CHANNELS" --net-option policy_head="$HEAD" --optimizer adam --lr "$LR" --weight-decay 0.0001 \
     --schedule cosine --epochs "$EPOCHS" --max-batches "$BATCHES" --batch-size "$BATCH" --augment --precision "$PRECISION" \
     --device "$DEVICE" --seed 0 --out $RUN --resume --max-minutes "$MINUTES" --json \
     > "$OUT/summary.json.tmp" 2> >(grep --line-buffered -v " batch " >> "$OUT/log.txt")

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -146,15 +147,55 @@ class AgentFileInfo:
     #: The game the agent plays (a :func:`fuseki.games.make_game` name); ``"go"`` for version 1 files.
     game: str = V1_GAME
 
-    def make_encoder(self) -> Encoder:
-        """The encoder this network reads (``get_encoder(encoder, board_size)``)."""
-        return get_encoder(self.encoder, self.board_size)
+    def make_encoder(self, size: int | None = None) -> Encoder:
+        """The encoder this network reads (``get_encoder(encoder, board_size)``), or on ``size`` for
+        a network that plays any size (:attr:`any_size`)."""
+        return get_encoder(self.encoder, self.board_size if size is None else size)
+
+    @property
+    def any_size(self) -> bool:
+        """Whether the network plays every board size: no weight of it depends on the size.
+
+        A convolutional network whose policy is one logit a point
+        (``residual`` with ``policy_head="conv"``) runs on any board; a dense
+        layer over the board ties a network to the size it was trained on.
+        Read from the network itself, not declared: it is rebuilt (without
+        memory, on torch's ``meta`` device) at the trained size and at
+        another, and the two must have the same shapes everywhere.
+        """
+        return _any_size(
+            self.game, self.kind, self.encoder, self.board_size, self.network, json.dumps(self.network_options, sort_keys=True)
+        )
+
+    def plays(self, size: int) -> bool:
+        """Whether the network plays a ``size`` board: its own size, or any for an :attr:`any_size` network."""
+        return int(size) == self.board_size or self.any_size
 
     def to_dict(self) -> dict[str, Any]:
         """The metadata object as stored (without ``path``)."""
         out = dataclasses.asdict(self)
         del out["path"]
         return {"format": "fuseki-agent", **out}
+
+
+@functools.lru_cache(maxsize=64)
+def _any_size(game: str, kind: str, encoder: str, size: int, network: str, options: str) -> bool:
+    """:attr:`AgentFileInfo.any_size`, once per network design (building even on ``meta`` costs milliseconds)."""
+    if game != V1_GAME or kind != "policy":
+        return False
+    import torch
+
+    other = size - 2 if size > 7 else size + 2
+    shapes = []
+    for n in (size, other):
+        try:
+            enc = get_encoder(encoder, n)
+            with torch.device("meta"):
+                net = build_network(network, in_planes=enc.num_planes, size=n, num_moves=enc.num_moves, **json.loads(options))
+        except (ValueError, TypeError, RuntimeError, NotImplementedError):  # not buildable there: one size
+            return False
+        shapes.append({k: tuple(v.shape) for k, v in net.state_dict().items()})
+    return shapes[0] == shapes[1]
 
 
 # ---- finding files -------------------------------------------------------

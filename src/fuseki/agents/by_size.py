@@ -114,13 +114,13 @@ def resolve_default(size: int) -> ResolvedDefault:
         reason = f"the shipped policy network {model} is not installed"
     else:
         try:
-            trained = read_agent_info(path).board_size
+            info = read_agent_info(path)
         except AgentFileError as e:
             reason = f"the shipped policy network cannot be read ({e})"
         else:
-            if trained == size:
+            if info.plays(size):
                 return ResolvedDefault(choice.bot, dict(choice.options), model_path=path)
-            reason = f"the shipped policy network {model} was trained on {trained}x{trained}"
+            reason = f"the shipped policy network {model} was trained on {info.board_size}x{info.board_size}"
     return ResolvedDefault(OTHER_SIZES.bot, dict(OTHER_SIZES.options), fallback=reason)
 
 

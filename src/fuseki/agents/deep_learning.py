@@ -45,6 +45,7 @@ import numpy as np
 
 from fuseki.agents.agent_file import AgentFileError, available_models, load_agent_file
 from fuseki.agents.base import board_size_problem
+from fuseki.encoders import get_encoder
 from fuseki.nets.inference import inference
 from fuseki.util.errors import InputError
 
@@ -92,7 +93,9 @@ class DeepLearningAgent:
 
     ``model`` maps a float tensor ``(batch, planes, N, N)`` to move logits
     ``(batch, encoder.num_moves)``; ``encoder`` turns positions into its
-    input. ``clip`` is the clipping epsilon (``None`` or 0: no clipping);
+    input. With ``any_size`` the network plays every board size (no weight
+    of it depends on the size: :attr:`AgentFileInfo.any_size`), each read
+    by the same encoder built for that size; otherwise only the encoder's. ``clip`` is the clipping epsilon (``None`` or 0: no clipping);
     ``cube`` raises the probabilities to the third power before clipping, as
     the book does. ``seed`` makes sampling reproducible.
     """
@@ -109,10 +112,13 @@ class DeepLearningAgent:
         seed: int | None = None,
         name: str = "policy",
         info: AgentFileInfo | None = None,
+        any_size: bool = False,
     ) -> None:
         self.check_options(temperature=temperature, mode=mode, cube=cube, clip=clip)
         self.model = model
         self.encoder = encoder
+        self.any_size = bool(any_size)
+        self._encoders: dict[int, Encoder] = {int(encoder.size): encoder}
         self.temperature = float(temperature)
         self.mode = mode
         self.cube = cube
@@ -138,9 +144,26 @@ class DeepLearningAgent:
             raise InputError(f"cube must be true or false, got {cube!r}")
 
     @property
-    def board_size(self) -> int:
-        """The one board size this agent plays (its encoder's)."""
-        return int(self.encoder.size)
+    def board_size(self) -> int | None:
+        """The one board size this agent plays (its encoder's); ``None`` when it plays any (``agent_board_sizes``)."""
+        return None if self.any_size else int(self.encoder.size)
+
+    def plays(self, size: int) -> bool:
+        """Whether it plays a ``size`` board."""
+        return self.any_size or int(size) == self.encoder.size
+
+    def encoder_for(self, size: int) -> Encoder:
+        """The encoder of a ``size`` board (built once a size); a clear error for a size the network cannot play."""
+        enc = self._encoders.get(int(size))
+        if enc is None:
+            if not self.any_size:
+                raise InputError(
+                    f"this {self.name} agent plays {self.encoder.size}x{self.encoder.size} only "
+                    f"(its network was trained with encoder {self.encoder.name!r} on that size), "
+                    f"not {size}x{size}"
+                )
+            enc = self._encoders[int(size)] = get_encoder(self.encoder.name, int(size))
+        return enc
 
     # ---- the network ------------------------------------------------------
 
@@ -150,14 +173,11 @@ class DeepLearningAgent:
 
         if not states:
             return np.zeros((0, self.encoder.num_moves), dtype=np.float32)
-        for state in states:
-            if state.size != self.encoder.size:
-                raise InputError(
-                    f"this {self.name} agent plays {self.encoder.size}x{self.encoder.size} only "
-                    f"(its network was trained with encoder {self.encoder.name!r} on that size), "
-                    f"not {state.size}x{state.size}"
-                )
-        planes = np.stack([self.encoder.encode(s) for s in states])
+        sizes = {state.size for state in states}
+        if len(sizes) != 1:
+            raise InputError(f"one board size a batch, got {sorted(sizes)}")
+        encoder = self.encoder_for(sizes.pop())
+        planes = np.stack([encoder.encode(s) for s in states])
         param = next(iter(self.model.parameters()), None)
         device = param.device if param is not None else "cpu"
         with inference(device, len(states)):
@@ -190,7 +210,7 @@ class DeepLearningAgent:
         color = state.next_player
         is_eye = state.is_eye
         points = [int(p) for p in legal if p < n2 and not is_eye(int(p), color)]
-        if self.encoder.num_moves > n2 and len(legal):
+        if self.encoder_for(state.size).num_moves > n2 and len(legal):
             points.append(n2)
         return np.asarray(points, dtype=np.int64)
 
@@ -204,7 +224,7 @@ class DeepLearningAgent:
         n = state.size
         if index >= n * n:
             return Move.pass_turn()
-        return Move.play(self.encoder.decode_point_index(index))
+        return Move.play(self.encoder_for(n).decode_point_index(index))
 
     def _choose(self, state: GameState, probs: np.ndarray) -> int:
         """The chosen move index (``size * size``: pass) from the agent's probabilities."""
@@ -238,7 +258,7 @@ class DeepLearningAgent:
             order = np.argsort(-choice, kind="stable")[:top]
             for j in order:
                 index = int(cands[j])
-                vertex = "pass" if index >= n * n else to_gtp(self.encoder.decode_point_index(index), n)
+                vertex = "pass" if index >= n * n else to_gtp(self.encoder_for(n).decode_point_index(index), n)
                 rows.append((index, vertex, float(raw[index]), float(choice[j])))
         return {
             "top": rows,
@@ -251,7 +271,8 @@ class DeepLearningAgent:
     def __repr__(self) -> str:
         source = f", file={os.path.basename(self.info.path)!r}" if self.info is not None and self.info.path else ""
         return (
-            f"DeepLearningAgent(encoder={self.encoder.name!r}, size={self.encoder.size}, mode={self.mode!r}, "
+            f"DeepLearningAgent(encoder={self.encoder.name!r}, size={'any' if self.any_size else self.encoder.size}, "
+            f"mode={self.mode!r}, "
             f"temperature={self.temperature:g}, cube={self.cube}, clip={self.clip}{source})"
         )
 
@@ -270,7 +291,7 @@ def load_prediction_agent(path_or_name: str | os.PathLike[str], **options: Any) 
     model, info = load_agent_file(path_or_name)
     if info.kind != "policy":
         raise AgentFileError(f"{info.path}: a {info.kind!r} agent file, not a policy network")
-    return DeepLearningAgent(model, info.make_encoder(), info=info, **options)
+    return DeepLearningAgent(model, info.make_encoder(), info=info, any_size=info.any_size, **options)
 
 
 def make_policy_agent(
@@ -333,10 +354,10 @@ class ShippedPolicyAgent:
             if size not in self.paths:
                 raise InputError(board_size_problem(self.name, self.board_sizes, size))
             agent = load_prediction_agent(self.paths[size], **self._options)
-            if agent.board_size != size:
+            if not agent.plays(size):
                 raise AgentFileError(
                     f"{self.paths[size]}: the shipped policy for {size}x{size} was trained on "
-                    f"{agent.board_size}x{agent.board_size}"
+                    f"{agent.encoder.size}x{agent.encoder.size}"
                 )
             self._agents[size] = agent
         return agent

@@ -94,7 +94,8 @@ register_network(
 register_network(
     "residual",
     "fuseki.nets.residual:residual_network",
-    "residual CNN with batch norm and a policy head; options blocks (4), channels (64)",
+    "residual CNN with batch norm and a policy head; options blocks (4), channels (64), "
+    "policy_head (dense; conv: one logit a point, plays any board size)",
 )
 register_network(
     "residual-dual",

@@ -5,7 +5,11 @@ The AlphaGo Zero layout (dlgo's ``alphago_zero.py``, after the paper): a
 plus the block's input, ReLU), all with ``channels`` filters, then
 
 - a policy head: 1×1 conv to ``policy_channels`` (2), BN, ReLU, dense to the
-  move logits;
+  move logits; or, with ``policy_head="conv"``, a 1×1 conv to one logit per
+  point instead of the dense layer (no pass move). No weight of that network
+  depends on the board size, so a network trained on 19×19 also plays
+  13×13 or 9×9 (KataGo's nets are built so); the dense head ties it to one
+  size;
 - optionally a value head: 1×1 conv to 1, BN, ReLU, dense ``value_hidden``
   (256), ReLU, dense 1, tanh.
 
@@ -25,6 +29,9 @@ we follow the paper.
 >>> net = build_network("residual", in_planes=7, size=9, num_moves=81, blocks=2, channels=16)
 >>> net(torch.zeros(3, 7, 9, 9)).shape
 torch.Size([3, 81])
+>>> conv = build_network("residual", in_planes=7, size=9, num_moves=81, blocks=1, channels=8, policy_head="conv")
+>>> conv(torch.zeros(2, 7, 9, 9)).shape, conv(torch.zeros(2, 7, 13, 13)).shape
+(torch.Size([2, 81]), torch.Size([2, 169]))
 >>> dual = dual_residual_network(in_planes=7, size=9, num_moves=82, blocks=1, channels=8)
 >>> logits, value = dual(torch.zeros(3, 7, 9, 9))
 >>> logits.shape, value.shape
@@ -40,7 +47,10 @@ from torch.nn import functional as F
 from fuseki.nets.registry import build_network  # noqa: F401 (the doctests use it)
 from fuseki.util.errors import InputError
 
-__all__ = ["ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network", "residual_network"]
+__all__ = ["POLICY_HEADS", "ConvBN", "ResidualBlock", "ResidualNet", "dual_residual_network", "residual_network"]
+
+#: The policy heads: ``dense`` (AlphaGo Zero's, one board size) and ``conv`` (one logit a point, any size).
+POLICY_HEADS = ("dense", "conv")
 
 
 class ConvBN(nn.Module):
@@ -82,15 +92,28 @@ class ResidualNet(nn.Module):
         policy_channels: int = 2,
         value_head: bool = False,
         value_hidden: int = 256,
+        policy_head: str = "dense",
     ) -> None:
         super().__init__()
         if blocks < 0 or channels < 1 or policy_channels < 1 or value_hidden < 1:
             raise InputError("blocks must be at least 0, and channels and head widths at least 1")
+        if policy_head not in POLICY_HEADS:
+            raise InputError(f"policy_head must be one of {', '.join(POLICY_HEADS)}, got {policy_head!r}")
         self.stem = ConvBN(in_planes, channels, 3)
         self.tower = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
-        self.policy = nn.Sequential(
-            ConvBN(channels, policy_channels, 1), nn.Flatten(), nn.Linear(policy_channels * size * size, num_moves)
-        )
+        if policy_head == "conv":
+            if num_moves != size * size:
+                raise InputError(
+                    f"policy_head 'conv' gives one logit a point: {size * size} moves on {size}x{size}, "
+                    f"not {num_moves} (an encoder with a pass move needs the dense head)"
+                )
+            self.policy = nn.Sequential(
+                ConvBN(channels, policy_channels, 1), nn.Conv2d(policy_channels, 1, 1), nn.Flatten()
+            )
+        else:
+            self.policy = nn.Sequential(
+                ConvBN(channels, policy_channels, 1), nn.Flatten(), nn.Linear(policy_channels * size * size, num_moves)
+            )
         self.value: nn.Module | None = None
         if value_head:
             self.value = nn.Sequential(
@@ -115,9 +138,16 @@ class ResidualNet(nn.Module):
 
 
 def residual_network(
-    *, in_planes: int, size: int, num_moves: int, blocks: int = 4, channels: int = 64, policy_channels: int = 2
+    *,
+    in_planes: int,
+    size: int,
+    num_moves: int,
+    blocks: int = 4,
+    channels: int = 64,
+    policy_channels: int = 2,
+    policy_head: str = "dense",
 ) -> nn.Module:
-    return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels)
+    return ResidualNet(in_planes, size, num_moves, blocks, channels, policy_channels, policy_head=policy_head)
 
 
 def dual_residual_network(

@@ -300,10 +300,10 @@ def _check_policy_model(options: dict[str, Any], size: int) -> None:
             )
         options["model"] = DEFAULT_POLICY_MODELS[size]
     try:
-        trained = read_agent_info(options["model"]).board_size
+        info = read_agent_info(options["model"])
     except ValueError as e:
         raise SettingsError(f"model {options['model']!r}: {e}") from None
-    problem = board_size_problem(f"model {options['model']!r}", trained, size)
+    problem = "" if info.plays(size) else board_size_problem(f"model {options['model']!r}", info.board_size, size)
     if problem:
         raise SettingsError(problem)
 
