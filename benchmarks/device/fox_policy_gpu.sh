@@ -45,7 +45,9 @@ PYTHON=${PYTHON:-python3}
 ARCHIVE=/work/shared/data/fox-9d/games.tar.xz
 ARCHIVE_SHA256=$(sha256sum .fox/games.tar.xz 2>/dev/null | cut -d' ' -f1)
 SHARDS=/tmp/fox-shards-$ENCODER-$GAMES
-RUN=${RUN:-.fox/run}
+# A run of each head keeps its own checkpoint (--resume refuses other settings). Only .fox travels, at most
+# 64 MiB with the tree: remove a finished run's folder (rm -r .fox/run) before starting the other head's.
+if [ "$HEAD" = conv ]; then RUN=${RUN:-.fox/run-conv}; else RUN=${RUN:-.fox/run}; fi
 log() { echo "[$((SECONDS - T0)) s] $*" | tee -a "$OUT/log.txt"; }
 
 [ -n "$ARCHIVE_SHA256" ] || { log "no .fox/games.tar.xz: run benchmarks/device/fox_policy_prep.sh prep and carry .fox"; exit 2; }

@@ -3,6 +3,7 @@
 #
 #   bash benchmarks/device/fox_policy_prep.sh prep             before the first call
 #   bash benchmarks/device/fox_policy_prep.sh collect FILES_AT  after each call (FILES_AT: the run's files_at)
+#   HEAD=conv bash benchmarks/device/fox_policy_prep.sh collect FILES_AT   for a run with HEAD=conv
 #
 # prep: .fox/ in the repository root, ignored by .gitignore (never committed), the one folder a call carries:
 #   .fox/games.tar.xz  the fox-9d archive (3.9 MB, GPL-3.0: it travels to the device, never into git)
@@ -15,7 +16,14 @@ set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 DATA=${FOX9D:-/work/shared/data/fox-9d}
 WHEELS=${WHEELS:-/work/main/.whl}
-RESULTS=${RESULTS:-benchmarks/results/fox_policy_gpu}
+# HEAD=conv: the run of fox_policy_gpu.sh with HEAD=conv (its checkpoint in .fox/run-conv, its results apart).
+if [ "${HEAD:-dense}" = conv ]; then
+    RUN=.fox/run-conv
+    RESULTS=${RESULTS:-benchmarks/results/fox_policy_gpu_conv}
+else
+    RUN=.fox/run
+    RESULTS=${RESULTS:-benchmarks/results/fox_policy_gpu}
+fi
 
 case "${1:-}" in
 prep)
@@ -28,9 +36,9 @@ prep)
 collect)
     FILES=${2:?give the files_at folder of the call}
     ls "$FILES"/checkpoint.part-* >/dev/null 2>&1 || { echo "fox_policy_prep: no checkpoint in $FILES" >&2; exit 1; }
-    mkdir -p .fox/run "$RESULTS"
-    rm -f .fox/run/checkpoint.part-* .fox/run/checkpoint.pt
-    cp "$FILES"/checkpoint.part-* .fox/run/
+    mkdir -p "$RUN" "$RESULTS"
+    rm -f "$RUN"/checkpoint.part-* "$RUN"/checkpoint.pt
+    cp "$FILES"/checkpoint.part-* "$RUN"/
     for f in summary.json metrics.csv curves.png log.txt process.json; do
         if [ -f "$FILES/$f" ]; then cp "$FILES/$f" "$RESULTS/"; fi
     done
