@@ -94,7 +94,7 @@ class ResolvedDefault:
 
 
 def resolve_default(size: int) -> ResolvedDefault:
-    """The table's bot for ``size``, checked: its shipped network installed, readable and trained on ``size``.
+    """The table's bot for ``size``, checked: its shipped network installed, readable and able to play ``size``.
 
     A shipped network is trained apart from the code and may be missing from
     a checkout or unreadable; the MCTS engine, which plays every size, then

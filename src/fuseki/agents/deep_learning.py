@@ -95,8 +95,8 @@ class DeepLearningAgent:
     ``(batch, encoder.num_moves)``; ``encoder`` turns positions into its
     input. With ``any_size`` the network plays every board size (no weight
     of it depends on the size: :attr:`AgentFileInfo.any_size`), each read
-    by the same encoder built for that size; otherwise only the encoder's. ``clip`` is the clipping epsilon (``None`` or 0: no clipping);
-    ``cube`` raises the probabilities to the third power before clipping, as
+    by the same encoder built for that size; otherwise only the encoder's.
+    ``clip`` is the clipping epsilon (``None`` or 0: no clipping); ``cube`` raises the probabilities to the third power before clipping, as
     the book does. ``seed`` makes sampling reproducible.
     """
 
