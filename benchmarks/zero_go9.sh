@@ -73,6 +73,7 @@ save)
         [ "$n" -ge 1 ] && [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
     done
     if [ -d "$RUN/rate" ]; then cp -r "$RUN/rate" "$tmp/"; find "$tmp/rate" -name .fuseki.lock -delete; fi
+    chmod 755 "$tmp"
     rm -rf "$SNAP" && mv "$tmp" "$SNAP"
     echo "saved generation $G of $RUN in $SNAP ($(du -sh "$SNAP" | cut -f1))"
     ;;
