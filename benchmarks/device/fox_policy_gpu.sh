@@ -47,7 +47,9 @@ ARCHIVE_SHA256=$(sha256sum .fox/games.tar.xz 2>/dev/null | cut -d' ' -f1)
 SHARDS=/tmp/fox-shards-$ENCODER-$GAMES
 # A run of each head keeps its own checkpoint (--resume refuses other settings). Only .fox travels, at most
 # 64 MiB with the tree: remove a finished run's folder (rm -r .fox/run) before starting the other head's.
-if [ "$HEAD" = conv ]; then RUN=${RUN:-.fox/run-conv}; else RUN=${RUN:-.fox/run}; fi
+# The dense head is the network's default: its runs record the same options as before HEAD existed.
+if [ "$HEAD" = conv ]; then RUN=${RUN:-.fox/run-conv}; HEAD_OPTION=(--net-option policy_head=conv)
+else RUN=${RUN:-.fox/run}; HEAD_OPTION=(); fi
 log() { echo "[$((SECONDS - T0)) s] $*" | tee -a "$OUT/log.txt"; }
 
 [ -n "$ARCHIVE_SHA256" ] || { log "no .fox/games.tar.xz: run benchmarks/device/fox_policy_prep.sh prep and carry .fox"; exit 2; }
@@ -85,7 +87,7 @@ LEFT=$((CALL_SECONDS - (SECONDS - T0) - 75))   # 75 s for the last test pass, th
 MINUTES=$($PYTHON -c "print(round($LEFT / 60, 2))")
 log "training for up to $MINUTES minutes"
 timeout --signal=KILL $((LEFT + 60)) $PYTHON -m fuseki train supervised "$SHARDS" --network residual \
-    --net-option blocks="$BLOCKS" --net-option channels="$CHANNELS" --net-option policy_head="$HEAD" --optimizer adam --lr "$LR" --weight-decay 0.0001 \
+    --net-option blocks="$BLOCKS" --net-option channels="$CHANNELS" "${HEAD_OPTION[@]}" --optimizer adam --lr "$LR" --weight-decay 0.0001 \
     --schedule cosine --epochs "$EPOCHS" --max-batches "$BATCHES" --batch-size "$BATCH" --augment --precision "$PRECISION" \
     --device "$DEVICE" --seed 0 --out $RUN --resume --max-minutes "$MINUTES" --json \
     > "$OUT/summary.json.tmp" 2> >(grep --line-buffered -v " batch " >> "$OUT/log.txt")

@@ -181,7 +181,7 @@ class AgentFileInfo:
 @functools.lru_cache(maxsize=64)
 def _any_size(game: str, kind: str, encoder: str, size: int, network: str, options: str) -> bool:
     """:attr:`AgentFileInfo.any_size`, once per network design (building even on ``meta`` costs milliseconds)."""
-    if game != V1_GAME or kind != "policy":
+    if game != "go" or kind != "policy":  # board sizes are Go's; the policy agent is what reads other sizes
         return False
     import torch
 
