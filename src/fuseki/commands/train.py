@@ -5,11 +5,15 @@
     fuseki train supervised SHARD_DIR --network NAME [--net-option K=V ...]
         [--optimizer sgd|momentum|adagrad|adadelta|adam] [--lr F] [--momentum F]
         [--batch-size B] [--epochs E] [--schedule constant|step|cosine|decay]
-        [--out DIR] [--resume] [--seed S] [--device auto|cpu|cuda|mps] [--json]
+        [--out DIR] [--resume] [--seed S] [--device auto|cpu|cuda|mps] [--init FILE] [--freeze PART]
+        [--json]
+    fuseki train evaluate FILE SHARD_DIR [--split test|train] [--json]
 
 ``supervised`` learns to predict the moves of the games in a shard folder made
 by ``fuseki data process`` (book ch. 6-7); the encoder and board size come from
-the folder's manifest. See docs/training.md. Later issues add ``rl`` and
+the folder's manifest; ``--init``/``--freeze`` start it from another network's
+weights and train only part of it. ``evaluate`` measures an agent file on a
+shard folder's held-out games. See docs/training.md. Later issues add ``rl`` and
 ``zero``: an action is ``"module"`` or ``"module:object"`` in ``ACTIONS``,
 naming something with ``add_arguments(parser)`` and ``run(args) -> int``,
 imported only when used.
@@ -31,6 +35,7 @@ from fuseki.util.progress import print_json
 #: action -> (module or "module:object", one-line help)
 ACTIONS: dict[str, tuple[str, str]] = {
     "supervised": ("fuseki.commands.train:supervised", "learn to predict moves from processed game shards (ch. 6-7)"),
+    "evaluate": ("fuseki.commands.train:evaluate", "an agent file's move prediction (top-1, top-5) on processed shards"),
     "book": ("fuseki.commands.train:book", "the book's move-prediction experiment: every book network on one corpus (ch. 6-8)"),
     "pg": ("fuseki.commands.train_rl:pg", "policy gradient on self-play experience (ch. 10)"),
     "q": ("fuseki.commands.train_rl:q", "Q-learning with a two-input action-value network (ch. 11)"),
@@ -151,6 +156,14 @@ def _add_supervised_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--precision", default="fp32", choices=("fp32", "bf16"), help="bf16: autocast on CUDA (default fp32)"
     )
+    parser.add_argument(
+        "--init", default=None, metavar="FILE",
+        help="start from an agent file (path or shipped name): every tensor of the same name and shape is copied",
+    )
+    parser.add_argument(
+        "--freeze", action="append", default=[], metavar="PART",
+        help="a part not to train (stem, tower, tower.3, ...; repeatable, needs --init): a new head on a trunk",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
 
@@ -163,6 +176,18 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def _init_words(event: dict[str, Any]) -> str:
+    """What a start from another network copied, and how much of the network is trained (``--init``)."""
+    init = event.get("init")
+    if not init:
+        return ""
+    trained = event.get("trained_parameters", event["parameters"])
+    return (
+        f"\n  started from {init['path']}: {init['copied']} tensors copied, {len(init['fresh'])} fresh; "
+        f"training {trained:,} of {event['parameters']:,} parameters"
+    )
+
+
 def _progress_line(network: str, event: dict[str, Any]) -> str:
     """One progress line on stderr for a ``start``, ``batch`` or ``epoch`` event of :func:`train_supervised`."""
     kind = event["event"]
@@ -173,6 +198,7 @@ def _progress_line(network: str, event: dict[str, Any]) -> str:
             f"{event['steps_per_epoch']} batches an epoch"
             + (f"; resuming after epoch {event['start_epoch']}" if event["resumed"] else "")
             + ("" if event["complete"] else "; warning: the shard folder is incomplete (its processing stopped)")
+            + _init_words(event)
         )
     if kind == "stop":
         return (
@@ -228,6 +254,8 @@ def _run_supervised(args: argparse.Namespace) -> int:
         augment=args.augment,
         max_minutes=args.max_minutes,
         precision=args.precision,
+        init=args.init,
+        freeze=args.freeze,
     )
 
     def progress(event: dict[str, Any]) -> None:
@@ -256,6 +284,47 @@ def _run_supervised(args: argparse.Namespace) -> int:
         print(f"stopped early ({result.stopped}) after epoch {result.epochs} of {config.epochs}; --resume goes on")
     print(f"checkpoint {summary['checkpoint']}, metrics {summary['metrics_csv']}, curves {summary['curves_png']}")
     return 0
+
+
+# ---- fuseki train evaluate ---------------------------------------------------------------
+
+
+def _add_evaluate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="FILE", help="an agent file (a path or a shipped model's name)")
+    parser.add_argument("shards", metavar="SHARD_DIR", help="a folder made by `fuseki data process`")
+    parser.add_argument("--split", default="test", choices=("test", "train"), help="which side (default test)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"), help="default auto")
+    parser.add_argument("--batch-size", type=int_at_least(1), default=256, help="default 256")
+    parser.add_argument(
+        "--max-positions", type=int_at_least(1), default=None, help="stop after about this many (whole batches)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object (last line)")
+
+
+def _run_evaluate(args: argparse.Namespace) -> int:
+    from fuseki.data.processor import ProcessError
+    from fuseki.train.supervised import evaluate_agent
+
+    try:
+        result = evaluate_agent(
+            args.model, args.shards, split=args.split, device=args.device, batch_size=args.batch_size,
+            max_positions=args.max_positions,
+        )
+    except ProcessError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        print_json(result, sort_keys=True)
+        return 0
+    print(
+        f"{result['model']} on {result['positions']:,} {result['split']} positions of {result['shards']} "
+        f"({result['board_size']}x{result['board_size']}): top-1 {_pct(result['top1'])}, "
+        f"top-5 {_pct(result['top5'])}, loss {_num(result['loss'])} ({result['seconds']:.1f} s on {result['device']})"
+    )
+    return 0
+
+
+#: The ``evaluate`` action.
+evaluate = types.SimpleNamespace(add_arguments=_add_evaluate_arguments, run=_run_evaluate)
 
 
 #: The ``supervised`` action (``fuseki.commands.train:supervised`` in ``ACTIONS``).

@@ -20,7 +20,11 @@ same with PyTorch, and adds what the book left out:
   plain tensors and containers, loaded with ``torch.load(weights_only=True)``);
   a resumed run continues at the next epoch and ends with the same weights and
   metrics as a run that was never stopped (same seed, same device);
-- the GPU (CUDA, or Apple's MPS) when there is one.
+- the GPU (CUDA, or Apple's MPS) when there is one;
+- a start from another network's weights (``init``: an agent file, every
+  tensor that fits is copied) with parts of the network frozen (``freeze``),
+  so that a new head can be trained on a trained trunk
+  (:mod:`fuseki.train.transfer`).
 
 Train metrics are averaged over the epoch's batches while the weights change,
 as Keras reports ``acc``; test metrics are computed after the epoch, with
@@ -54,6 +58,7 @@ from fuseki.data.dataset import ShardSet, ShardStream
 from fuseki.encoders import get_encoder
 from fuseki.nets import build_network
 from fuseki.train.symmetry import augment_batch, dihedral_permutations, inverse_permutations
+from fuseki.train.transfer import freeze, init_from_agent
 from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.device import select_device
 from fuseki.util.errors import InputError
@@ -121,6 +126,8 @@ _RESUME_KEYS = (
     "max_batches",
     "window",
     "augment",
+    "init",
+    "freeze",
 )
 
 
@@ -167,6 +174,12 @@ class TrainConfig:
     #: ``"fp32"`` or ``"bf16"`` (autocast of the forward pass on CUDA: about twice the speed on an H100;
     #: the loss, the weights and the optimiser stay float32).
     precision: str = "fp32"
+    #: An agent file (a path or a shipped model's name) whose tensors of matching name and shape start the run
+    #: (:func:`fuseki.train.transfer.init_from_agent`); the others keep their fresh initialisation.
+    init: str | None = None
+    #: Module paths (``stem``, ``tower.0``, ...) whose parameters are not trained, their batch norms kept in
+    #: eval mode (:func:`fuseki.train.transfer.freeze`): a new head on a trained trunk.
+    freeze: list[str] = dataclasses.field(default_factory=list)
 
     def resolved(self) -> TrainConfig:
         """A copy with defaults filled in (learning rate, momentum) and values checked; raises ``ValueError``."""
@@ -198,7 +211,11 @@ class TrainConfig:
         for ok, message in checks:
             if not ok:
                 raise InputError(message)
-        return dataclasses.replace(self, lr=lr, momentum=float(momentum), net_options=dict(self.net_options))
+        if self.freeze and self.init is None:
+            raise InputError("--freeze keeps weights as they are: it needs --init to give them")
+        return dataclasses.replace(
+            self, lr=lr, momentum=float(momentum), net_options=dict(self.net_options), freeze=list(self.freeze)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -320,6 +337,7 @@ def _provenance(config: dict[str, Any], data: dict[str, Any], history: list[dict
         "schedule": config.get("schedule"),
         "batch_size": config.get("batch_size"),
         "augment": config.get("augment", False),
+        **({"init": data["init"], "freeze": config.get("freeze") or []} if data.get("init") else {}),
         "seed": config.get("seed"),
         "epochs": len(history),
         "final": {k: final.get(k) for k in CSV_COLUMNS if k not in ("seconds", "positions_per_second")},
@@ -377,7 +395,7 @@ def _optimizer(config: TrainConfig, parameters: Any) -> torch.optim.Optimizer:
 
 
 def _parameters(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return sum(p.numel() for p in model.parameters())
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -397,7 +415,9 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 #: A checkpoint written before a setting existed was trained with that setting's default.
 _CONFIG_DEFAULTS: dict[str, Any] = {
-    f.name: f.default for f in dataclasses.fields(TrainConfig) if f.default is not dataclasses.MISSING
+    f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    for f in dataclasses.fields(TrainConfig)
+    if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 }
 
 
@@ -475,6 +495,77 @@ def _evaluate(model: nn.Module, stream: ShardStream, device: torch.device, k: in
         logits = logits.float()
         meter.add(logits, y, F.cross_entropy(logits, y))
     return meter
+
+
+def evaluate_agent(
+    model_path: str,
+    shards: str,
+    *,
+    split: str = "test",
+    device: str = "auto",
+    batch_size: int = 256,
+    max_positions: int | None = None,
+) -> dict[str, Any]:
+    """Loss and top-1/top-5 of an agent file's policy on one side of a shard folder.
+
+    The same figures as a training run's test columns, for a network trained
+    elsewhere (a shipped model, a run of another session) on the same held-out
+    games. The file must read the shards' encoder; its board must be theirs,
+    unless it plays any size (a network with a convolutional policy head,
+    measured here on a board it was not trained on). ``max_positions`` cuts
+    the side short, in its order (whole batches).
+    """
+    from fuseki.agents.agent_file import load_agent_file
+
+    stream_set = ShardSet(shards, split)
+    manifest = stream_set.manifest
+    try:
+        network, info = load_agent_file(model_path)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    size = int(manifest["board_size"])
+    if info.encoder != manifest["encoder"]:
+        raise InputError(f"{model_path} reads encoder {info.encoder!r}; the shards hold {manifest['encoder']!r}")
+    if not info.plays(size):
+        raise InputError(f"{model_path} plays {info.board_size}x{info.board_size} only; the shards are {size}x{size}")
+    if info.board_size != size:  # an any-size network, rebuilt at the shards' size with the same weights
+        network_at_size = build_network(
+            info.network, in_planes=info.in_planes, size=size, num_moves=size * size, **info.network_options
+        )
+        network_at_size.load_state_dict(network.state_dict())
+        network = network_at_size
+    if len(stream_set) == 0:
+        raise InputError(f"{shards} has no {split} positions")
+    target = select_device(device)
+    network.to(target)
+    stream = ShardStream(shards, split, batch_size=batch_size, shuffle=False)
+    meter = _Meter(target, min(5, int(manifest["num_moves"])))
+    t0 = time.perf_counter()
+    network.eval()
+    with torch.no_grad():
+        for x, y in stream:
+            if max_positions is not None and meter.count >= max_positions:
+                break
+            x, y = x.to(target).float(), y.to(target)
+            logits = network(x).float()
+            meter.add(logits, y, F.cross_entropy(logits, y))
+    loss, top1, top5 = meter.read()
+    seconds = time.perf_counter() - t0
+    return {
+        "model": str(info.path),
+        "shards": str(Path(shards).resolve()),
+        "split": split,
+        "encoder": info.encoder,
+        "trained_size": info.board_size,
+        "board_size": size,
+        "split_sha256": manifest.get("split_sha256"),
+        "positions": meter.count,
+        "loss": loss,
+        "top1": top1,
+        "top5": top5,
+        "device": str(target),
+        "seconds": round(seconds, 3),
+    }
 
 
 def _write_csv(path: Path, history: list[dict[str, Any]]) -> None:
@@ -594,8 +685,12 @@ def train_supervised(
         num_moves=data["num_moves"],
         **config.net_options,
     )
+    if config.init is not None and not ckpt_path.exists():
+        # a resumed run takes every weight from its checkpoint; the record of the start is in its data
+        data["init"] = init_from_agent(model, config.init, encoder=data["encoder"])
+    frozen_norms = freeze(model, config.freeze) if config.freeze else []
     model.to(device)
-    optimizer = _optimizer(config, model.parameters())
+    optimizer = _optimizer(config, [p for p in model.parameters() if p.requires_grad])
     saved = config.to_dict()
     history: list[dict[str, Any]] = []
     start_epoch, step = 0, 0
@@ -610,6 +705,8 @@ def train_supervised(
         optimizer.load_state_dict(ckpt["optimizer"])
         start_epoch, step = int(ckpt["epoch"]), int(ckpt["scheduler"]["step"])
         history = list(ckpt["history"])
+        if "init" in ckpt["data"]:
+            data["init"] = ckpt["data"]["init"]
         _set_rng_state(ckpt["rng"])
 
     k = min(5, data["num_moves"])
@@ -628,6 +725,8 @@ def train_supervised(
             "event": "start",
             "device": str(device),
             "parameters": _parameters(model),
+            "trained_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
+            "init": data.get("init"),
             "start_epoch": start_epoch,
             "epochs": config.epochs,
             "steps_per_epoch": steps_per_epoch,
@@ -650,6 +749,8 @@ def train_supervised(
                     break
             train_stream.set_epoch(epoch)
             model.train()
+            for norm in frozen_norms:
+                norm.eval()
             meter = _Meter(device, k)
             epoch_t0 = last_report = time.perf_counter()
             lr = learning_rate(config, step, epoch, steps_per_epoch)
