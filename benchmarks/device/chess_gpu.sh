@@ -69,7 +69,8 @@ prep)
     tree=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
     carried=$(du -sb "$D" | cut -f1)
     limit=$((64 * 1024 * 1024))
-    echo "the tree $((tree / 1000000)) MB + $D $((carried / 1000000)) MB = $(((tree + carried) / 1000000)) MB of the 64 MiB ($((limit / 1000000)) MB) a call carries"
+    mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+    echo "the tree $(mb "$tree") + $D $(mb "$carried") = $(mb $((tree + carried))) of the 64 MiB ($(mb $limit)) a call carries"
     [ $((tree + carried)) -le $limit ] || { echo "chess_gpu: over the limit: the call would be refused" >&2; exit 1; }
     exit 0
     ;;
