@@ -16,21 +16,22 @@
 #   after each call: bash benchmarks/device/chess_gpu.sh collect FILES_AT   # the call's state into .chess-device/state
 #
 # What travels: .chess-device/stockfish.xz (Debian's /usr/games/stockfish, 15.1, 47 MB with its network inside,
-# about 22.5 MB as xz; the device image has no Stockfish and reaches no mirror), .chess-device/whl (python-chess and
-# sgfmill, which the image lacks; 180 kB) and .chess-device/state: the network (nets/; about 10 MB for 6 x 128, most
-# of it the dense policy layer) and the match folder (matches/), which `collect` unpacks from the call's state.tar.
-# The labels stay on the device ($WORK, hundreds of MB): a call that finds the network skips them. The tree travels
-# too, and all of it must stay under the 64 MiB (67.1 MB) a call carries: `prep` adds it up and refuses when it is
-# over. On 2026-11-27 the lead's tree alone was 45.0 MB, so Stockfish did not fit beside it (45.0 + 22.5 > 67.1):
-# this script needs about 23 MB (33 MB once the network travels) of room in the tree, or an image with Stockfish.
+# 21.9 MB as xz -9e; the device image has no Stockfish and reaches no mirror), .chess-device/whl (python-chess and
+# sgfmill, which the image lacks; 180 kB) and .chess-device/state: the network (nets/; 10.1 MB for 6 x 128, 2.5
+# million weights) and the match folder (matches/), which `collect` unpacks from the call's state.tar.
+# The labels stay on the device ($WORK; 56 to 78 bytes a position in chunks made here, so 20 to 30 MB for 400,000
+# positions): a call that finds the network skips them. The tree travels too, and all of it must stay under the
+# 64 MiB (67.1 MB) a call carries: `prep` adds it up and refuses when it is over. On 2026-11-27 the lead's tree was
+# 45.06 MB: with Stockfish and the wheels 67.14 MB, 33 kB over, and the network adds 10.1 MB from the second call
+# on: this script needs about 10 MB of room in the tree, or an image with Stockfish.
 # What comes back in $OUT: log.txt, labels.json (`label --json`), train.json (`train --json`: epochs, held-out
 # accuracy, device), match.json (`chess-match --json`, once the match has all MATCH_GAMES), state.tar (or
 # state.tar.part-NN in 15 MiB pieces): nets/ and matches/. log.txt ends with the match's games so far.
 #
 # Labelling speed, measured on the project's 2-core machine (AMD EPYC; benchmarks/chess_label_speed.py, under
 # nice -n 19 at a load average of 7, benchmarks/results/chess_label_speed_d8.json): one worker (one Python process,
-# one Stockfish 15.1 at depth 8, Threads 1, Hash 16) labelled 799 positions of 10 games in 3.45 s of Stockfish's CPU
-# and 1.98 s of Python's: 147 positions a CPU-second (the wall time there, 149 s, was the load's). Python and
+# one Stockfish 15.1 at depth 8, Threads 1, Hash 16) labelled 799 positions of 10 games in 3.55 s of Stockfish's CPU
+# and 1.96 s of Python's: 145 positions a CPU-second (the wall time there, 146 s, was the load's). Python and
 # Stockfish take turns, so a worker keeps about one core busy: 15 workers on 16 free cores would label about 2,200
 # positions a second if the device's cores are as fast as these (not measured there). At about 80 positions a game,
 # GAMES=5000 (about 400,000 positions) is then about 3 minutes; LABEL_SECONDS caps it (the network is then trained
