@@ -5,19 +5,24 @@
 #   bash benchmarks/chess_strength.sh            # every step, each skipped or resumed where it stopped
 #   bash benchmarks/chess_strength.sh labels     # one step: labels | net | skill0 | elo1350 | skills
 #
-# Everything lives in $STATE (default ~/.cache/fuseki/chess, which survives a session), so a killed
-# run resumes with the same command: `chess-warmstart label` and `chess-match` resume their folders
-# themselves, and the network is trained only when its file is missing. Each step runs under
-# `nice -n 10` (the 2-core machine keeps its CPU for the timed Go matches).
+# Everything lives in $STATE (default .chess in the repository, ignored by git: the home cache
+# ~/.cache/fuseki/chess, the old default, was wiped between sessions; STATE=~/.cache/fuseki/chess uses
+# it still), so a killed run resumes with the same command: `chess-warmstart label` and `chess-match`
+# resume their folders themselves, and the network is trained only when its file is missing. Each step
+# runs under `nice -n 10` (the 2-core machine keeps its CPU for the timed Go matches).
 #
 # Settings (environment): PY (python), GAMES (labelled games, 200), DEPTH (8), BLOCKS/CHANNELS (4/64),
 # EPOCHS (4), RESULT_WEIGHT (0), MATCH_GAMES (100), GRACE (seconds past a move's time before a silent
-# engine forfeits; 5, since a niced engine on a loaded machine can be starved for seconds).
+# engine forfeits; 5, since a niced engine on a loaded machine can be starved for seconds),
+# WORKERS (labelling processes, each with its own Stockfish; 1) and CONCURRENCY (games of a match
+# played at once, each with its own engines; 1). Neither changes the labels or the games, and a step
+# resumes at another value; on the 2-core machine keep CONCURRENCY at 1, since two engines thinking
+# at once on one core each get half the time a move their budget says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python}
 export PYTHONPATH=${PYTHONPATH:-$PWD/src}
-STATE=${STATE:-$HOME/.cache/fuseki/chess}
+STATE=${STATE:-$PWD/.chess}
 GAMES=${GAMES:-200}
 DEPTH=${DEPTH:-8}
 BLOCKS=${BLOCKS:-4}
@@ -26,6 +31,8 @@ EPOCHS=${EPOCHS:-4}
 RESULT_WEIGHT=${RESULT_WEIGHT:-0}
 MATCH_GAMES=${MATCH_GAMES:-100}
 GRACE=${GRACE:-5}
+WORKERS=${WORKERS:-1}
+CONCURRENCY=${CONCURRENCY:-1}
 LABELS=$STATE/labels-d$DEPTH
 NET=$STATE/nets/warm-${BLOCKS}x${CHANNELS}-d$DEPTH-g$GAMES-rw$RESULT_WEIGHT.safetensors
 RUN="nice -n 10 $PY -m fuseki"
@@ -33,7 +40,8 @@ ENGINE="$PY -m fuseki uci --model $NET"
 mkdir -p "$STATE/nets" "$STATE/matches"
 
 labels() {
-  $RUN chess-warmstart label --out "$LABELS" --games "$GAMES" --depth "$DEPTH" --json | tee "$STATE/labels-d$DEPTH.json"
+  $RUN chess-warmstart label --out "$LABELS" --games "$GAMES" --depth "$DEPTH" --workers "$WORKERS" --json \
+    | tee "$STATE/labels-d$DEPTH.json"
 }
 
 net() {
@@ -49,7 +57,7 @@ match() {
   local opts=(--option-b "Threads=1")
   for o in "$@"; do opts+=(--option-b "$o"); done
   $RUN chess-match "$ENGINE" stockfish "${opts[@]}" --games "$MATCH_GAMES" --movetime "$movetime" \
-    --grace "$GRACE" --out "$STATE/matches/$name" --json | tee -a "$STATE/matches/$name.log"
+    --grace "$GRACE" --concurrency "$CONCURRENCY" --out "$STATE/matches/$name" --json | tee -a "$STATE/matches/$name.log"
   tail -n 1 "$STATE/matches/$name.log" > "$STATE/matches/$name.json"
 }
 

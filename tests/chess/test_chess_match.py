@@ -174,3 +174,138 @@ def test_fuseki_uci_against_stockfish_without_a_protocol_error(tmp_path: Path, s
     for i in range(1, 5):
         board = replay(tmp_path / "m" / f"game_{i:04d}.pgn")
         assert board.is_game_over(claim_draw=True)
+
+
+# ---- concurrency ----------------------------------------------------------------------------------
+
+#: Starts with a few pieces, so that random games end within 100 plies (a capture leaves too little material, or the
+#: 50-move rule): the concurrency tests play several matches of 4 games.
+SHORT_OPENINGS = [
+    "4k3/8/8/3n4/8/3N4/8/4K3 w - - 0 1",
+    "8/8/3k4/2n5/8/2N5/3K4/8 w - - 0 1",
+    "4k3/8/8/2b5/8/2N5/8/4K3 w - - 0 1",
+]
+
+
+def short_settings(tmp_path: Path) -> ChessMatchSettings:
+    """Two fake engines whose moves depend only on the game (``--reseed``), from the short openings."""
+    openings = tmp_path / "short.epd"
+    openings.write_text("\n".join(SHORT_OPENINGS) + "\n")
+    return ChessMatchSettings(
+        fake("--seed", "1", "--name", "one", "--reseed"),
+        fake("--seed", "2", "--name", "two", "--reseed"),
+        movetime=1.0,
+        openings=str(openings),
+        seed=3,
+    )
+
+
+def game_files(out: Path) -> dict[int, tuple[dict[str, object], str]]:
+    return {int(p.stem[5:]): (json.loads(p.read_text()), p.with_suffix(".pgn").read_text()) for p in sorted(out.glob("game_*.json"))}
+
+
+@pytest.fixture(scope="module")
+def one_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> tuple[ChessMatchSettings, dict[int, tuple[dict[str, object], str]], object]:
+    """The 4-game match played one game at a time: what every concurrent run must reproduce."""
+    tmp = tmp_path_factory.mktemp("serial")
+    settings = short_settings(tmp)
+    result = ChessMatch(settings, tmp / "m").run(4)
+    return settings, game_files(tmp / "m"), result
+
+
+def test_concurrent_games_are_the_games_played_one_at_a_time(one_at_a_time, tmp_path: Path) -> None:
+    settings, serial, serial_result = one_at_a_time
+    assert len(serial) == 4 and len({r["moves"] for r, _ in serial.values()}) == 4
+    out = tmp_path / "m"
+    heard: list[tuple[int, int]] = []
+    result = ChessMatch(settings, out).run(4, on_game=lambda r, so_far: heard.append((r.index, so_far.games)), concurrency=2)
+    assert game_files(out) == serial  # the same opening, colours, moves and result for every index, and the same PGN
+    assert result == serial_result and (out / "games.pgn").read_text() == "".join(pgn for _, pgn in serial.values())
+    assert sorted(i for i, _ in heard) == [1, 2, 3, 4] and [n for _, n in heard] == [1, 2, 3, 4]
+    # each slot had its own engines, with its own stderr log
+    pids = {}
+    for name in ("engine-A.stderr.log", "engine-A.2.stderr.log", "engine-B.stderr.log", "engine-B.2.stderr.log"):
+        lines = (out / name).read_text().splitlines()
+        assert lines and all(" pid " in line for line in lines), name
+        pids[name] = {line.split()[-1] for line in lines}
+    assert not pids["engine-A.stderr.log"] & pids["engine-A.2.stderr.log"]
+    assert not pids["engine-B.stderr.log"] & pids["engine-B.2.stderr.log"]
+
+
+def test_a_match_resumes_at_another_concurrency(one_at_a_time, tmp_path: Path) -> None:
+    settings, serial, _ = one_at_a_time
+    out = tmp_path / "m"
+    ChessMatch(settings, out).run(1)  # started one at a time
+    ChessMatch(settings, out).run(3, concurrency=3)  # two more, at once: the settings check does not mind
+    result = ChessMatch(settings, out).run(4, concurrency=1)
+    assert result.games == 4 and game_files(out) == serial
+    assert "concurrency" not in json.loads((out / "match.json").read_text())["settings"]
+
+
+def test_an_aborted_concurrent_match_writes_no_cut_game_and_resumes(one_at_a_time, tmp_path: Path) -> None:
+    settings, serial, _ = one_at_a_time
+    out = tmp_path / "m"
+
+    class Stop(Exception):
+        pass
+
+    def stop(record: GameRecord, so_far: object) -> None:
+        raise Stop  # as a Ctrl-C would, after the first game
+
+    with pytest.raises(Stop):
+        ChessMatch(settings, out).run(4, on_game=stop, concurrency=2)
+    written = game_files(out)
+    assert 1 <= len(written) < 4  # the games in flight were killed and not written as forfeits
+    assert all(written[i] == serial[i] for i in written)
+    assert ChessMatch(settings, out).run(4, concurrency=2).games == 4 and game_files(out) == serial
+
+
+def test_concurrency_below_one_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(InputError, match="concurrency must be at least 1, got 0"):
+        ChessMatch(ChessMatchSettings(fake(), fake(), movetime=1.0), tmp_path / "m").run(2, concurrency=0)
+    with pytest.raises(SystemExit) as e:
+        main(["chess-match", fake(), fake(), "--movetime", "1", "--out", str(tmp_path / "c"), "--concurrency", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--concurrency: must be at least 1, got 0" in err and "Traceback" not in err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "m").exists()
+
+
+def test_ctrl_c_stops_a_concurrent_match_without_false_forfeits(tmp_path: Path) -> None:
+    """A Ctrl-C reaches the terminal's whole process group; the engines are in their own, so none dies first and forfeits."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    openings = tmp_path / "short.epd"
+    openings.write_text("\n".join(SHORT_OPENINGS) + "\n")
+    out = tmp_path / "m"
+    slow = fake("--mode", "slow=0.05", "--seed", "1")
+    args = ["chess-match", slow, fake("--seed", "2"), "--games", "4", "--movetime", "1", "--openings", str(openings), "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "fuseki", *args, "--concurrency", "2"],
+        env=env,
+        start_new_session=True,  # its own group, which the test signals as a terminal would
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("engine-A.2.stderr.log")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)  # both slots are in a game
+        os.killpg(child.pid, signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    assert child.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    written = [json.loads(p.read_text()) for p in out.glob("game_*.json")]
+    assert len(written) < 4 and all(r["termination"] != "forfeit" for r in written), written
+    for log in out.glob("engine-*.stderr.log"):  # the signal never reached an engine: the match killed them
+        assert "KeyboardInterrupt" not in log.read_text(), log.read_text()
+    assert main([*args, "--quiet"]) == 0  # resumed one at a time
+    records = [json.loads(p.read_text()) for p in sorted(out.glob("game_*.json"))]
+    assert len(records) == 4 and all(r["termination"] in RULES for r in records), records

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import chess
 import numpy as np
 import pytest
@@ -10,7 +13,9 @@ from needs import need_stockfish
 from fuseki.chess.scores import cp_to_value, value_to_cp
 from fuseki.chess.warmstart import LabelSettings, WarmStartSettings, label_games, load_labels, train_warmstart, unpack_planes
 from fuseki.games.chess import ChessGame
+from fuseki.cli import main
 from fuseki.games.chess_encoding import decode_actions, encode_planes
+from fuseki.util.errors import InputError
 from fuseki.util.runs import RunMismatch
 
 
@@ -83,3 +88,50 @@ def test_train_writes_a_zero_network_the_loop_and_uci_accept(labels, tmp_path, t
     assert start_info["init"] == str(model)
     for k, v in net.state_dict().items():
         assert torch.equal(v, start.state_dict()[k])
+
+
+def test_labels_of_two_workers_are_the_labels_of_one(tmp_path: Path, stockfish: str) -> None:
+    """Chunks are the same bytes whichever process labels them, and a folder resumes at another number of workers."""
+    settings = LabelSettings(depth=3, max_plies=16, games_per_chunk=1, stockfish=stockfish, seed=7)
+    one, two = tmp_path / "one", tmp_path / "two"
+    totals_one = label_games(one, settings, 3)
+    lines: list[str] = []
+    totals_two = label_games(two, settings, 3, workers=2, progress=lines.append)
+    assert sorted(line.split(":")[0] for line in lines) == ["chunk 1/3", "chunk 2/3", "chunk 3/3"]
+    assert {k: v for k, v in totals_one.items() if k != "out"} == {k: v for k, v in totals_two.items() if k != "out"}
+
+    def same(count: int) -> None:
+        for k in range(1, count + 1):
+            assert (one / f"label-{k:04d}.npz").read_bytes() == (two / f"label-{k:04d}.npz").read_bytes(), k
+        a, b = load_labels(one), load_labels(two)
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key])
+
+    same(3)
+    assert (one / "label-0001.npz").read_bytes() != (one / "label-0002.npz").read_bytes()  # the games differ
+    label_games(one, settings, 5, workers=2)  # begun with one worker, resumed with two, and the other way round
+    label_games(two, settings, 5, workers=1)
+    same(5)
+    assert "workers" not in json.loads((one / "label.json").read_text())["settings"]
+
+
+def test_workers_below_one_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(InputError, match="workers must be at least 1, got 0"):
+        label_games(tmp_path / "l", LabelSettings(), 1, workers=0)
+    with pytest.raises(SystemExit) as e:
+        main(["chess-warmstart", "label", "--out", str(tmp_path / "c"), "--games", "1", "--workers", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--workers: must be at least 1, got 0" in err and "Traceback" not in err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "l").exists()
+
+
+def test_train_stops_at_its_time_and_names_its_device(labels, tmp_path, torch, capsys: pytest.CaptureFixture[str]) -> None:
+    out, _, _ = labels
+    model = tmp_path / "warm.safetensors"
+    summary = train_warmstart(out, model, WarmStartSettings(blocks=0, channels=4, epochs=3, holdout=0.2), max_seconds=0.0)
+    assert len(summary["history"]) == 1 and summary["stopped"] == "time" and summary["device"] == "cpu" and model.exists()
+    if not torch.cuda.is_available():
+        code = main(["chess-warmstart", "train", str(out), "--model-out", str(tmp_path / "x.safetensors"), "--device", "cuda"])
+        err = capsys.readouterr().err
+        assert code == 2 and "no CUDA GPU" in err and "Traceback" not in err and not (tmp_path / "x.safetensors").exists()

@@ -1,8 +1,13 @@
 """A small UCI engine that plays random legal moves, or misbehaves on request, for testing chess matches.
 
-Run as a script: ``python fake_uci_engine.py [--mode MODE] [--after N] [--seed S]``.
+Run as a script: ``python fake_uci_engine.py [--mode MODE] [--after N] [--seed S] [--reseed]``.
 It plays random legal moves (python-chess follows the position), until its
-``N``-th ``go`` (default 1), from which on it does what ``--mode`` says:
+``N``-th ``go`` (default 1), from which on it does what ``--mode`` says.
+With ``--reseed`` its random generator starts again from ``S`` at each
+``ucinewgame``, so a game's moves depend only on where it starts and the
+opponent's moves, not on the games this process played before (what a test
+of concurrent matches compares). It writes one line with its process id to
+stderr when it starts.
 
 ``random``   keep playing random legal moves (the default)
 ``illegal``  answer an illegal move
@@ -16,6 +21,7 @@ It plays random legal moves (python-chess follows the position), until its
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -29,8 +35,11 @@ def main() -> int:
     parser.add_argument("--after", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--name", default="fake")
+    parser.add_argument("--reseed", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    sys.stderr.write(f"{args.name} pid {os.getpid()}\n")
+    sys.stderr.flush()
     board = chess.Board()
     goes = 0
 
@@ -47,6 +56,8 @@ def main() -> int:
             say(f"id name {args.name}")
             say("option name Skill type spin default 1 min 0 max 9")
             say("uciok")
+        elif cmd == "ucinewgame" and args.reseed:
+            rng = random.Random(args.seed)
         elif cmd == "isready":
             say("readyok")
         elif cmd == "position":

@@ -30,7 +30,17 @@ two UCI programs, given as command lines) through python-chess's
 - **the result**: A's wins, draws and losses, its score (a draw counts half)
   with a Wilson 95 % interval, the Elo difference with its interval
   (:mod:`fuseki.util.stats`), forfeits per engine and how many games were
-  distinct.
+  distinct;
+- **concurrency**: ``run(games, concurrency=N)`` plays N games at a time, as
+  cutechess-cli's ``-concurrency`` does, each in its own thread with its own
+  pair of engine processes (slot ``k``'s stderr goes to
+  ``engine-A.stderr.log`` for slot 1 and ``engine-A.k.stderr.log`` for the
+  others), so the engines of one game never see another game. A game's
+  opening and colours depend only on its index, so the games are the same
+  ones whatever N is, and N is no setting of the folder: a match started at 1
+  resumes at 16 and the other way round. The summary is over all games in
+  index order; ``on_game`` hears of each game as it finishes (then not in
+  index order).
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ import datetime
 import json
 import math
 import os
+import queue
 import random
 import shutil
 import subprocess
@@ -245,7 +256,9 @@ class _Engine:
             if self.log is not None:
                 stderr = open(self.log, "ab")  # noqa: SIM115 (the child process holds it; closing ours right away is fine)
             try:
-                engine = chess.engine.SimpleEngine.popen_uci(self.argv, timeout=60, stderr=stderr)
+                # Its own process group: a Ctrl-C (or `timeout -s INT`) reaches the match, which stops its games
+                # and kills the engines itself, and not the engines first, whose deaths would read as forfeits.
+                engine = chess.engine.SimpleEngine.popen_uci(self.argv, timeout=60, stderr=stderr, setpgrp=True)
             except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as e:
                 raise InputError(f"engine {self.label} ({self.command}) does not start as a UCI engine: {e}") from None
             finally:
@@ -313,8 +326,22 @@ class ChessMatch:
         random.Random(derive_seed(self.settings.seed, "openings")).shuffle(order)
         return self.openings[order[(index // 2) % len(order)]]
 
-    def run(self, games: int, on_game: Callable[[GameRecord, MatchResult], None] | None = None) -> MatchResult:
-        """Play games ``1 .. games`` that are not in the folder yet; the result over all ``games``."""
+    def run(
+        self,
+        games: int,
+        on_game: Callable[[GameRecord, MatchResult], None] | None = None,
+        *,
+        concurrency: int = 1,
+    ) -> MatchResult:
+        """Play games ``1 .. games`` that are not in the folder yet, ``concurrency`` at a time; the result over all ``games``.
+
+        ``on_game(record, result so far)`` is called in this thread as each
+        game finishes. ``concurrency`` is how many games are played at once,
+        each with its own two engine processes; it changes neither the games
+        nor the folder's settings.
+        """
+        if concurrency < 1:
+            raise InputError(f"concurrency must be at least 1, got {concurrency}")
         s = self.settings
         mine = json.loads(json.dumps(dataclasses.asdict(s)))
         with self.run_folder.locked():
@@ -322,28 +349,102 @@ class ChessMatch:
             if theirs is not None:
                 self.run_folder.check(theirs, mine, defaults=json.loads(json.dumps(field_defaults(ChessMatchSettings))))
             records = {r.index: r for r in self._finished(games)}
-            engines = {
-                side: _Engine(side, command, options, self.out / f"engine-{side}.stderr.log")
-                for side, command, options in (("A", s.engine_a, s.options_a), ("B", s.engine_b, s.options_b))
-            }
-            names = self._names(engines)
-            self.names = names
-            if theirs is None:
-                self.run_folder.write({"settings": mine, "names": names})
+            todo = [index for index in range(1, games + 1) if index not in records]
+            slots = [self._engines(slot) for slot in range(1, max(1, min(concurrency, len(todo))) + 1)]
             try:
-                for index in range(1, games + 1):
-                    if index in records:
-                        continue
-                    record = self._play(index, engines)
-                    records[index] = record
+                names = self._names(slots[0])
+                self.names = names
+                if theirs is None:
+                    self.run_folder.write({"settings": mine, "names": names})
+
+                def finished(record: GameRecord) -> None:
+                    records[record.index] = record
                     if on_game is not None:
                         on_game(record, summarize([records[k] for k in sorted(records)], names))
+
+                self._play_all(todo, slots, finished)
             finally:
-                for e in engines.values():
-                    e.close()
+                for engines in slots:
+                    for e in engines.values():
+                        e.close()
             ordered = [records[k] for k in sorted(records)]
             self._write_all(ordered)
             return summarize(ordered, names)
+
+    def _engines(self, slot: int) -> dict[str, _Engine]:
+        """Slot ``slot``'s own pair of engines (started when first needed), each with its stderr log.
+
+        Slot 1's logs are ``engine-A.stderr.log`` and ``engine-B.stderr.log``
+        (the names of a match played one game at a time), slot k's
+        ``engine-A.k.stderr.log`` and ``engine-B.k.stderr.log``.
+        """
+        s = self.settings
+        suffix = "" if slot == 1 else f".{slot}"
+        return {
+            side: _Engine(side, command, options, self.out / f"engine-{side}{suffix}.stderr.log")
+            for side, command, options in (("A", s.engine_a, s.options_a), ("B", s.engine_b, s.options_b))
+        }
+
+    def _play_all(self, todo: list[int], slots: list[dict[str, _Engine]], finished: Callable[[GameRecord], None]) -> None:
+        """Play the games ``todo``, one thread per slot with that slot's engines; ``finished(record)`` here as each ends.
+
+        The threads take the next index from one queue, play the game and write
+        its files. Anything that ends the match early (Ctrl-C here, an
+        exception in ``finished`` or in a thread) aborts it: no thread takes
+        another game, every engine is killed, and the games cut short are not
+        written (the kill would read as a forfeit); the next run plays them.
+        The first exception is raised once the threads have stopped.
+        """
+        pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for index in todo:
+            pending.put(index)
+        # A finished game, a thread's exception, or None when a thread ends.
+        done: queue.SimpleQueue[GameRecord | BaseException | None] = queue.SimpleQueue()
+        abort = threading.Event()
+
+        def work(engines: dict[str, _Engine]) -> None:
+            try:
+                while not abort.is_set():
+                    try:
+                        index = pending.get_nowait()
+                    except queue.Empty:
+                        return
+                    played = self._play(index, engines, abort)
+                    if played is None or abort.is_set():
+                        return
+                    self._save(*played)
+                    done.put(played[0])
+            except BaseException as e:  # handed to the main thread, which raises it
+                done.put(e)
+            finally:
+                done.put(None)
+
+        threads = [
+            threading.Thread(target=work, args=(engines,), name=f"chess-match-{k}", daemon=True) for k, engines in enumerate(slots, 1)
+        ]
+        for thread in threads:
+            thread.start()
+        running = len(threads)
+        try:
+            while running:
+                try:
+                    item = done.get(timeout=0.5)  # a timeout keeps Ctrl-C prompt
+                except queue.Empty:
+                    continue
+                if item is None:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    finished(item)
+        finally:
+            if running:
+                abort.set()
+                for engines in slots:
+                    for e in engines.values():
+                        e.kill()
+                for thread in threads:
+                    thread.join(timeout=10)
 
     # -- files -----------------------------------------------------------------------------------
 
@@ -406,7 +507,8 @@ class ChessMatch:
             return limit.time + s.grace
         return s.move_timeout
 
-    def _play(self, index: int, engines: dict[str, _Engine]) -> GameRecord:
+    def _play(self, index: int, engines: dict[str, _Engine], abort: threading.Event | None = None) -> tuple[GameRecord, str] | None:
+        """Game ``index`` with ``engines``: its record and PGN (not written yet); None once ``abort`` is set."""
         s = self.settings
         opening = self.opening_of(index - 1)
         board = opening.board()
@@ -426,6 +528,8 @@ class ChessMatch:
                 engines[side].close()
                 break
         while forfeit is None and not board.is_game_over(claim_draw=True):
+            if abort is not None and abort.is_set():
+                return None
             side = side_of[board.turn]
             engine = engines[side]
             limit = self._limit_for(side, clocks, inc)
@@ -486,7 +590,8 @@ class ChessMatch:
         white: str,
         forfeit: tuple[str, str] | None,
         engines: dict[str, _Engine],
-    ) -> GameRecord:
+    ) -> tuple[GameRecord, str]:
+        """The game's record and its PGN text."""
         s = self.settings
         if forfeit is not None:
             loser, reason = forfeit
@@ -528,6 +633,9 @@ class ChessMatch:
             forfeit_by=forfeit[0] if forfeit else None,
             moves=" ".join(m.uci() for m in board.move_stack),
         )
-        write_atomic(self._game_path(index, "pgn"), (str(game) + "\n\n").encode("utf-8"))
-        write_json_atomic(self._game_path(index, "json"), dataclasses.asdict(record))
-        return record
+        return record, str(game) + "\n\n"
+
+    def _save(self, record: GameRecord, pgn: str) -> None:
+        """Write the game's files, each atomically, the PGN first: a game counts as finished once both are there."""
+        write_atomic(self._game_path(record.index, "pgn"), pgn.encode("utf-8"))
+        write_json_atomic(self._game_path(record.index, "json"), dataclasses.asdict(record))

@@ -16,6 +16,12 @@ AlphaZero** (docs/chess-zero.md):
    The planes are all 0/1 (the move counts are bit planes), so they are kept
    as packed bits: 952 bytes a position. Chunks of games are written
    atomically to a run folder (``label-0001.npz``, ...), which resumes.
+   ``workers`` processes label chunks at once, each chunk with its own
+   Stockfish. Game ``i`` depends only on ``(seed, i)`` (its opening and random
+   moves are seeded by them, and Stockfish gets ``ucinewgame``, which clears
+   its hash, before it) and chunk ``k`` holds games of fixed indices, so the
+   chunks are the same bytes whatever ``workers`` is (their zip entries carry
+   a fixed date), and ``workers`` is no setting of the folder.
 2. :func:`train_warmstart` trains a Zero network (the loop's own
    architecture and loss: value MSE + policy cross-entropy + L2) on those
    labels, the policy target the best move (one-hot) and the value target
@@ -31,6 +37,7 @@ import json
 import math
 import random
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,11 +48,12 @@ import numpy as np
 
 from fuseki.chess.openings import BUILTIN, load_openings
 from fuseki.chess.scores import MAX_CP, cp_to_value
+from fuseki.engines.programs import program_exists
 from fuseki.games.chess import ChessGame, ChessState
 from fuseki.games.chess_encoding import NUM_PLANES, move_index
 from fuseki.util.atomic import write_atomic
 from fuseki.util.errors import InputError
-from fuseki.util.runs import RunFolder, field_defaults
+from fuseki.util.runs import RunFolder, WorkerPool, field_defaults
 from fuseki.util.seeds import derive_seed
 
 __all__ = ["LabelSettings", "WarmStartSettings", "label_games", "label_summary", "load_labels", "train_warmstart", "unpack_planes"]
@@ -104,9 +112,17 @@ def label_games(
     settings: LabelSettings,
     games: int,
     *,
+    workers: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play and label ``games`` games into ``out`` (resuming); the totals (games, positions, seconds)."""
+    """Play and label ``games`` games into ``out`` (resuming), ``workers`` chunks at a time; the totals (games, positions).
+
+    ``workers`` processes (``spawn``-ed, :class:`~fuseki.util.runs.WorkerPool`)
+    each label one chunk at a time with a Stockfish of their own; 1 labels in
+    this process. The chunks do not depend on it (see the module notes).
+    """
+    if workers < 1:
+        raise InputError(f"workers must be at least 1, got {workers}")
     folder = Path(out)
     run = RunFolder(folder, LABEL_SETTINGS, "labels of other settings", "a label settings file", "use another --out or the same settings")
     mine = json.loads(json.dumps(dataclasses.asdict(settings)))
@@ -117,29 +133,69 @@ def label_games(
             run.check(theirs, mine, defaults=json.loads(json.dumps(field_defaults(LabelSettings))))
         else:
             run.write({"settings": mine})
-        openings = load_openings(settings.openings)
-        engine: chess.engine.SimpleEngine | None = None
-        try:
-            for k in range(1, chunks + 1):
-                path = _chunk_path(folder, k)
-                first = (k - 1) * settings.games_per_chunk
-                count = min(settings.games_per_chunk, games - first)
-                if path.exists():
-                    with np.load(path) as data:
-                        if int(data["games"]) >= count:
-                            continue
-                if engine is None:
-                    engine = _start(settings)
-                started = time.perf_counter()
-                parts = [_label_game(engine, settings, openings, first + i) for i in range(count)]
-                _write_chunk(path, parts, count)
-                if progress is not None:
-                    n = sum(len(p["action"]) for p in parts)
-                    progress(f"chunk {k}/{chunks}: {count} games, {n} positions, {time.perf_counter() - started:.1f} s")
-        finally:
-            if engine is not None:
-                engine.quit()
+        load_openings(settings.openings)  # a bad openings file is refused here, not in a worker
+        jobs = []
+        for k in range(1, chunks + 1):
+            first = (k - 1) * settings.games_per_chunk
+            job = _ChunkJob(settings, str(_chunk_path(folder, k)), k, first, min(settings.games_per_chunk, games - first))
+            if not _chunk_done(job):
+                jobs.append(job)
+        if jobs:
+            argv = _stockfish_argv(settings.stockfish)
+            if not program_exists(argv):
+                raise InputError(f"cannot start Stockfish ({settings.stockfish}): {argv[0]} is not a program on PATH")
+
+        def report(done: tuple[int, int, int, float]) -> None:
+            k, count, n, seconds = done
+            if progress is not None:
+                progress(f"chunk {k}/{chunks}: {count} games, {n} positions, {seconds:.1f} s")
+
+        if workers == 1 or len(jobs) < 2:
+            for job in jobs:
+                report(_label_chunk(job))
+        else:
+            with WorkerPool(min(workers, len(jobs))) as pool:
+                for done in pool.map_unordered(_label_chunk, jobs):
+                    report(done)
     return {"games": games, "chunks": chunks, "out": str(folder), **label_summary(folder)}
+
+
+@dataclasses.dataclass(frozen=True)
+class _ChunkJob:
+    """Chunk ``k`` of a label run: games ``first .. first + count - 1`` (0-based) into ``path``; picklable for a worker."""
+
+    settings: LabelSettings
+    path: str
+    k: int
+    first: int
+    count: int
+
+
+def _chunk_done(job: _ChunkJob) -> bool:
+    """Whether the chunk's file is there with all its games (a smaller last chunk grows when a run asks for more games)."""
+    path = Path(job.path)
+    if not path.exists():
+        return False
+    with np.load(path) as data:
+        return int(data["games"]) >= job.count
+
+
+def _label_chunk(job: _ChunkJob) -> tuple[int, int, int, float]:
+    """Label the chunk's games with a Stockfish of its own and write the chunk; ``(k, games, positions, seconds)``.
+
+    A Stockfish a chunk (it starts in a fraction of a second) rather than one
+    a process: a chunk is then the same whichever process labels it and
+    whatever it labelled before.
+    """
+    started = time.perf_counter()
+    openings = load_openings(job.settings.openings)
+    engine = _start(job.settings)
+    try:
+        parts = [_label_game(engine, job.settings, openings, job.first + i) for i in range(job.count)]
+    finally:
+        engine.quit()
+    _write_chunk(Path(job.path), parts, job.count)
+    return job.k, job.count, sum(len(p["action"]) for p in parts), time.perf_counter() - started
 
 
 def _start(settings: LabelSettings) -> chess.engine.SimpleEngine:
@@ -191,9 +247,15 @@ def _label_game(engine: chess.engine.SimpleEngine, settings: LabelSettings, open
 
 
 def _write_chunk(path: Path, parts: list[dict[str, np.ndarray]], games: int) -> None:
-    arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    """``np.savez_compressed``'s file, but with a fixed date on each entry, so that the same labels are the same bytes."""
+    arrays = {"games": np.array(games), **{key: np.concatenate([p[key] for p in parts]) for key in parts[0]}}
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, games=np.array(games), **arrays)
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for key, value in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with z.open(info, "w", force_zip64=True) as f:  # force_zip64 as numpy's savez (numpy gh-10776)
+                np.lib.format.write_array(f, np.asanyarray(value), allow_pickle=False)
     write_atomic(path, buffer.getvalue())
 
 
@@ -253,9 +315,15 @@ def train_warmstart(
     settings: WarmStartSettings,
     *,
     device: str = "cpu",
+    max_seconds: float | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Train a chess Zero network on the labels of ``labels``; write it to ``model_out``; the per-epoch figures."""
+    """Train a chess Zero network on the labels of ``labels``; write it to ``model_out``; the per-epoch figures.
+
+    ``max_seconds`` ends the training after the first epoch that ends past it
+    (a lent machine's call has a deadline; a network of fewer epochs beats
+    none); the summary's ``stopped`` says ``time`` then, else ``epochs``.
+    """
     # Imported here: torch loads only when a network is trained.
     import torch
     from torch.nn import functional as F
@@ -289,6 +357,7 @@ def train_warmstart(
 
     history = []
     started = time.perf_counter()
+    stopped = "epochs"
     for epoch in range(1, settings.epochs + 1):
         net.train()
         order = rng.permutation(train_rows)
@@ -317,6 +386,9 @@ def train_warmstart(
                 f"epoch {epoch}: loss {entry['loss']:.3f} (value {entry['value_loss']:.3f}, policy {entry['policy_loss']:.3f})"
                 + (f"; held-out move accuracy {entry['holdout_accuracy']:.3f} of {len(test_rows)}" if len(test_rows) else "")
             )
+        if max_seconds is not None and epoch < settings.epochs and time.perf_counter() - started > max_seconds:
+            stopped = "time"
+            break
     net.eval()
     summary = {
         "labels": str(labels),
@@ -325,6 +397,8 @@ def train_warmstart(
         "settings": dataclasses.asdict(settings),
         "history": history,
         "seconds": time.perf_counter() - started,
+        "device": str(dev),
+        "stopped": stopped,
     }
     save_zero_network(
         model_out,

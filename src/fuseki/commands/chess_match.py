@@ -10,8 +10,10 @@ starts from one opening of the shipped balanced set (or ``--openings FILE``).
 One line per game goes to stderr; the last lines give A's score with its 95 %
 interval and the Elo difference with its interval (``--json``: one JSON line).
 Running the same command again plays only the missing games; a larger
-``--games`` extends the match. See docs/chess-zero.md and
-:mod:`fuseki.chess.match`.
+``--games`` extends the match. ``--concurrency N`` plays N games at a time,
+each with its own two engine processes (cutechess-cli's ``-concurrency``);
+the games are the same whatever N is, and a match may resume at another N.
+See docs/chess-zero.md and :mod:`fuseki.chess.match`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("engine_b", metavar="CMD_B", help='engine B, e.g. "stockfish" (found in /usr/games too)')
     parser.add_argument("--out", required=True, metavar="DIR", help="the run folder: game_NNNN.pgn/.json, games.pgn, match.json")
     parser.add_argument("--games", type=int_at_least(1), default=2, help="games in all, counting finished ones (default 2)")
+    parser.add_argument(
+        "--concurrency",
+        type=int_at_least(1),
+        default=1,
+        metavar="N",
+        help="games played at once, each with its own pair of engines (default 1; not a setting: a match may resume at another N)",
+    )
     limits = parser.add_argument_group("limits (a move time or a clock for both, and/or nodes or depth per engine)")
     limits.add_argument("--movetime", type=seconds, default=None, metavar="S", help="seconds a move for both engines")
     limits.add_argument("--tc", default=None, metavar="BASE+INC", help="a clock for both, e.g. 60+0.6 (seconds); time losses count")
@@ -103,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    result = match.run(args.games, on_game=say)
+    result = match.run(args.games, on_game=say, concurrency=args.concurrency)
     for line in result.lines():
         print(line)
     if args.json:

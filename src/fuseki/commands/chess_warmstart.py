@@ -2,15 +2,17 @@
 
 ::
 
-    fuseki chess-warmstart label --out labels/sf8 --games 200 --depth 8
-    fuseki chess-warmstart train labels/sf8 --model-out nets/warm.safetensors --blocks 4 --channels 64
+    fuseki chess-warmstart label --out labels/sf8 --games 200 --depth 8 [--workers 4]
+    fuseki chess-warmstart train labels/sf8 --model-out nets/warm.safetensors --blocks 4 --channels 64 [--device cuda]
     fuseki zero train chess --out runs/chess --init nets/warm.safetensors --blocks 4 --channels 64
 
 ``label`` plays games in which Stockfish (fixed depth) labels every position
 with its best move and evaluation (a share of random moves and the balanced
-openings vary the games); it resumes. ``train`` fits a Zero network to those
-labels and writes a network file that ``fuseki zero train chess --init``
-starts from and ``fuseki uci --model`` plays. This departs from AlphaZero,
+openings vary the games); it resumes, and ``--workers N`` labels N chunks at
+once, each with its own Stockfish (the same files as with one). ``train``
+fits a Zero network to those labels, on the GPU when there is one
+(``--device``), and writes a network file that ``fuseki zero train chess
+--init`` starts from and ``fuseki uci --model`` plays. This departs from AlphaZero,
 which learned from random play alone: see docs/chess-zero.md.
 """
 
@@ -34,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     label.add_argument("--stockfish", default="stockfish", metavar="CMD", help="the Stockfish command (default stockfish, /usr/games too)")
     label.add_argument("--games-per-chunk", type=int_at_least(1), default=10, help="games per file (default 10)")
     label.add_argument("--seed", type=int, default=0, help="games' openings and random moves (default 0)")
+    label.add_argument(
+        "--workers",
+        type=int_at_least(1),
+        default=1,
+        metavar="N",
+        help="chunks labelled at once, each by a process with its own Stockfish (default 1; the same labels whatever N)",
+    )
     label.add_argument("--json", action="store_true", help="print the totals as one line of JSON")
     train = sub.add_parser("train", help="train a chess Zero network on labels", description="train a network on Stockfish labels")
     train.add_argument("labels", metavar="DIR", help="a label folder of `fuseki chess-warmstart label`")
@@ -48,7 +57,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     train.add_argument("--result-weight", type=probability, default=0.0, help="value target: (1-w) eval + w result (default 0)")
     train.add_argument("--holdout", type=probability, default=0.05, help="share of positions held out for accuracy (default 0.05)")
     train.add_argument("--seed", type=int, default=0, help="initial weights and batch order (default 0)")
-    train.add_argument("--device", choices=("auto", "cpu", "cuda", "mps"), default="cpu", help="where it trains (default cpu)")
+    train.add_argument(
+        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="where it trains (default auto: the GPU if there is one)"
+    )
+    train.add_argument(
+        "--max-minutes",
+        type=positive_float,
+        default=None,
+        metavar="M",
+        help="stop after the first epoch that ends past M minutes and write the network (default: all epochs)",
+    )
     train.add_argument("--threads", type=int_at_least(1), default=1, help="torch CPU threads (default 1)")
     train.add_argument("--json", action="store_true", help="print the figures as one line of JSON")
 
@@ -77,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except ValueError as e:
             raise UserError(str(e)) from None
-        totals = label_games(args.out, settings, args.games, progress=say)
+        totals = label_games(args.out, settings, args.games, workers=args.workers, progress=say)
         print(f"{totals['games']} games, {totals['positions']} labelled positions in {args.out}")
         if args.json:
             print_json(totals)
@@ -102,10 +120,12 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise UserError(str(e)) from None
-    summary = train_warmstart(args.labels, args.model_out, settings_t, device=args.device, progress=say)
+    max_seconds = None if args.max_minutes is None else 60 * args.max_minutes
+    summary = train_warmstart(args.labels, args.model_out, settings_t, device=args.device, max_seconds=max_seconds, progress=say)
     last = summary["history"][-1]
+    epochs = f"{len(summary['history'])} epoch" + ("s" if len(summary["history"]) != 1 else "")
     print(
-        f"{args.model_out}: {summary['positions']} positions, {settings_t.epochs} epochs, loss {last['loss']:.3f}"
+        f"{args.model_out}: {summary['positions']} positions, {epochs} on {summary['device']}, loss {last['loss']:.3f}"
         + (f", held-out move accuracy {last['holdout_accuracy']:.3f}" if "holdout_accuracy" in last else "")
     )
     if args.json:
