@@ -281,7 +281,7 @@ def test_ctrl_c_stops_a_concurrent_match_without_false_forfeits(tmp_path: Path) 
     openings = tmp_path / "short.epd"
     openings.write_text("\n".join(SHORT_OPENINGS) + "\n")
     out = tmp_path / "m"
-    slow = fake("--mode", "slow=0.05", "--seed", "1")
+    slow = fake("--mode", "slow=0.3", "--seed", "1")  # a game lasts seconds, so the signal finds both slots mid-game
     args = ["chess-match", slow, fake("--seed", "2"), "--games", "4", "--movetime", "1", "--openings", str(openings), "--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     child = subprocess.Popen(
