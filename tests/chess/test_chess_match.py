@@ -288,6 +288,9 @@ def test_ctrl_c_stops_a_concurrent_match_without_false_forfeits(tmp_path: Path) 
         [sys.executable, "-m", "fuseki", *args, "--concurrency", "2"],
         env=env,
         start_new_session=True,  # its own group, which the test signals as a terminal would
+        # A job started in the background by a shell (CI's runner, nohup) inherits SIGINT ignored, and Python then
+        # installs no KeyboardInterrupt handler: give the match the disposition a terminal's program has.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stderr=subprocess.PIPE,
         text=True,
     )
