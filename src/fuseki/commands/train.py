@@ -181,10 +181,9 @@ def _init_words(event: dict[str, Any]) -> str:
     init = event.get("init")
     if not init:
         return ""
-    trained = event.get("trained_parameters", event["parameters"])
     return (
         f"\n  started from {init['path']}: {init['copied']} tensors copied, {len(init['fresh'])} fresh; "
-        f"training {trained:,} of {event['parameters']:,} parameters"
+        f"training {event['trained_parameters']:,} of {event['parameters']:,} parameters"
     )
 
 

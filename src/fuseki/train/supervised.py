@@ -53,7 +53,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from fuseki import __version__
-from fuseki.agents.agent_file import save_agent
+from fuseki.agents.agent_file import load_agent_file, save_agent
 from fuseki.data.dataset import ShardSet, ShardStream
 from fuseki.encoders import get_encoder
 from fuseki.nets import build_network
@@ -485,10 +485,20 @@ def _autocast(precision: str, device: torch.device) -> contextlib.AbstractContex
 
 
 @torch.no_grad()
-def _evaluate(model: nn.Module, stream: ShardStream, device: torch.device, k: int, precision: str = "fp32") -> _Meter:
+def _evaluate(
+    model: nn.Module,
+    stream: ShardStream,
+    device: torch.device,
+    k: int,
+    precision: str = "fp32",
+    max_positions: int | None = None,
+) -> _Meter:
+    """Loss and top-k hits of ``model`` over ``stream`` (whole batches until ``max_positions``, if given)."""
     meter = _Meter(device, k)
     model.eval()
     for x, y in stream:
+        if max_positions is not None and meter.count >= max_positions:
+            break
         x, y = x.to(device).float(), y.to(device)
         with _autocast(precision, device):
             logits = model(x)
@@ -515,8 +525,6 @@ def evaluate_agent(
     measured here on a board it was not trained on). ``max_positions`` cuts
     the side short, in its order (whole batches).
     """
-    from fuseki.agents.agent_file import load_agent_file
-
     stream_set = ShardSet(shards, split)
     manifest = stream_set.manifest
     try:
@@ -528,27 +536,14 @@ def evaluate_agent(
         raise InputError(f"{model_path} reads encoder {info.encoder!r}; the shards hold {manifest['encoder']!r}")
     if not info.plays(size):
         raise InputError(f"{model_path} plays {info.board_size}x{info.board_size} only; the shards are {size}x{size}")
-    if info.board_size != size:  # an any-size network, rebuilt at the shards' size with the same weights
-        network_at_size = build_network(
-            info.network, in_planes=info.in_planes, size=size, num_moves=size * size, **info.network_options
-        )
-        network_at_size.load_state_dict(network.state_dict())
-        network = network_at_size
     if len(stream_set) == 0:
         raise InputError(f"{shards} has no {split} positions")
     target = select_device(device)
     network.to(target)
     stream = ShardStream(shards, split, batch_size=batch_size, shuffle=False)
-    meter = _Meter(target, min(5, int(manifest["num_moves"])))
     t0 = time.perf_counter()
-    network.eval()
-    with torch.no_grad():
-        for x, y in stream:
-            if max_positions is not None and meter.count >= max_positions:
-                break
-            x, y = x.to(target).float(), y.to(target)
-            logits = network(x).float()
-            meter.add(logits, y, F.cross_entropy(logits, y))
+    # An any-size network (no weight tied to the board) reads the shards' board as it is: nothing to rebuild.
+    meter = _evaluate(network, stream, target, min(5, int(manifest["num_moves"])), max_positions=max_positions)
     loss, top1, top5 = meter.read()
     seconds = time.perf_counter() - t0
     return {

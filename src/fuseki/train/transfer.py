@@ -26,25 +26,16 @@ the original data, are not moved by the new run.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from torch import nn
 
 from fuseki.agents.agent_file import load_agent_file, resolve_agent_path
+from fuseki.util.atomic import sha256_file
 from fuseki.util.errors import InputError
 
 __all__ = ["freeze", "init_from_agent", "parameter_prefixes"]
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def init_from_agent(model: nn.Module, path_or_name: str, *, encoder: str) -> dict[str, Any]:
@@ -86,7 +77,7 @@ def init_from_agent(model: nn.Module, path_or_name: str, *, encoder: str) -> dic
     model.load_state_dict({**mine, **copied})
     return {
         "path": str(path),
-        "sha256": _sha256(path),
+        "sha256": sha256_file(path),
         "network": info.network,
         "network_options": dict(info.network_options),
         "board_size": info.board_size,
