@@ -27,7 +27,7 @@ from fuseki.data.processor import (
     read_game,
     verify_shard,
 )
-from fuseki.data.sampler import Split, read_test_list
+from fuseki.data.sampler import Split, is_test_game, read_test_list
 from fuseki.util.runs import RunMismatch
 from fuseki.encoders import get_encoder
 from fuseki.go import Color, GameState, Move, Point, game_to_sgf, read_sgf, save_sgf
@@ -438,3 +438,27 @@ def test_a_copy_of_the_sources_elsewhere_gives_the_same_split_and_its_test_list(
     )
     sc = json.loads((tmp_path / "c" / "split.json").read_text())
     assert sc["test_names"] == sa["test_names"] and sc["fixed_test"] and fixed["test_games"] == a["test_games"]
+
+
+def test_a_fixed_test_list_reports_training_games_that_drawn_splits_hold_out(tmp_path, capsys):
+    from fuseki.cli import main
+
+    games = tmp_path / "games"
+    write_games(games, 12, size=9, seed=3, moves=8)
+    refs = sorted(games.glob("*.sgf"))
+    fraction = 0.3
+    on_hash_test = [p for p in refs if is_test_game(p.name, fraction)]
+    assert 0 < len(on_hash_test) < len(refs) - 1  # the seed gives both kinds
+    fixed = next(p for p in refs if p not in on_hash_test)
+    listed = tmp_path / "test.txt"
+    listed.write_text(fixed.name + "\n")
+    out = tmp_path / "out"
+    assert main(["data", "process", str(games), "--encoder", "oneplane", "--size", "9", "--test-fraction", str(fraction),
+                 "--test-games", str(listed), "--out", str(out), "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    assert summary["train_games_on_hash_test_side"] == len(on_hash_test)
+    assert f"warning: {len(on_hash_test)} of the 11 training games are test games of every drawn split" in captured.err
+    # A drawn split never trains on them, and says nothing.
+    drawn = process_games([games], tmp_path / "drawn", encoder="oneplane", size=9, test_fraction=fraction)
+    assert drawn["train_games_on_hash_test_side"] == 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from fuseki.cli import UserError, add_progress_argument, float_type, int_at_least, progress_mode
 
@@ -94,6 +95,14 @@ def run(args: argparse.Namespace) -> int:
             )
     except (ProcessError, SourceError, RunMismatch, RunFolderBusy) as e:
         raise UserError(str(e)) from None
+    if summary["train_games_on_hash_test_side"]:
+        n = summary["train_games_on_hash_test_side"]
+        print(
+            f"warning: {n} of the {summary['train_games']} training games are test games of every drawn split "
+            f"at --test-fraction {args.test_fraction} (the hash rule); other runs on these sources hold them out, "
+            "so do not compare this run with theirs on those games",
+            file=sys.stderr,
+        )
     if args.json:
         print_json(summary, sort_keys=True)
         return 0

@@ -76,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-from fuseki.data.sampler import Split, sample_games
+from fuseki.data.sampler import Split, is_test_game, sample_games
 from fuseki.data.sources import DEFAULT_MAX_BYTES, GameReader, list_games
 from fuseki.encoders import available_encoders, get_encoder, register_encoder
 from fuseki.util.atomic import TEMP_SUFFIX, sha256_file, write_atomic, write_json_atomic
@@ -552,6 +552,12 @@ def process_games(
         [r.id for r in refs], games, test_fraction=test_fraction, seed=seed, test_games=test_games, names=names
     )
     plans = plan_shards(split, shard_games)
+    # With a fixed test list the rest of the draw is training data, even games the hash rule holds out of
+    # every drawn split: other runs on these sources test on them, so a comparison with those runs would
+    # measure this run on games it learned. Counted and reported, not silently mixed in.
+    train_on_hash_test = (
+        sum(is_test_game(names.get(g, g), test_fraction) for g in split.train) if split.fixed_test else 0
+    )
     # The test games' portable names too: `--test-games` of this file then
     # finds them wherever the sources lie on the next machine.
     split_dict = {**split.to_dict(), "test_names": [names[g] for g in split.test]}
@@ -614,6 +620,7 @@ def process_games(
         "workers": workers,
         "ignored_files": ignored,
         "removed_temp_files": removed,
+        "train_games_on_hash_test_side": train_on_hash_test,
     }
 
 
