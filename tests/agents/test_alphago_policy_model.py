@@ -134,3 +134,38 @@ def test_the_alphago_benchmark_says_it_needs_a_full_model(model):
 
     with pytest.raises(ValueError, match="needs a model with a value network and a rollout policy"):
         run(Config(model=str(model), device="cpu"))
+
+
+def test_a_policy_of_any_size_makes_a_model_that_plays_every_board(tmp_path):
+    from fuseki.agents.base import agent_board_sizes
+
+    policy = _save(tmp_path / "any.safetensors", "alphago", "residual", 9, blocks=1, channels=8, policy_head="conv")
+    out = tmp_path / "any-model"
+    manifest = make_model_folder(out, policy)
+    assert manifest["board_size"] == 9 and "every board size" in manifest["note"]
+    bot = make_agent("alphago", model=str(out), playouts=40, seed=2, device="cpu")
+    assert bot.board_size is None and agent_board_sizes(bot) is None
+    for size in (9, 13, 7):
+        s = GameState.new(size, komi=7.5)
+        for _ in range(2):
+            move = bot.select_move(s)
+            assert s.is_legal(move) and move.is_play
+            assert bot.last_info.evaluations > 0  # the network's priors, read on this board
+            s = s.play(move)
+
+
+def test_a_value_network_keeps_an_any_size_policy_s_model_on_its_board(tmp_path):
+    policy = _save(tmp_path / "any.safetensors", "alphago", "residual", 9, blocks=1, channels=8, policy_head="conv")
+    torch.manual_seed(0)
+    enc = get_encoder("alphago49", 9)
+    options = {"layers": 2, "filters": 4, "hidden": 8}
+    net = build_network("alphago-value", in_planes=enc.num_planes, size=9, num_moves=enc.num_moves, **options)
+    value = tmp_path / "value9.safetensors"
+    save_agent(value, net, encoder=enc, network="alphago-value", network_options=options, metadata={}, kind="value")
+    out = tmp_path / "with-value"
+    manifest = make_model_folder(out, policy, value=value)
+    assert "every board size" not in manifest["note"]
+    bot = make_agent("alphago", model=str(out), playouts=20, seed=2, device="cpu")
+    assert bot.board_size == 9
+    with pytest.raises(InputError, match="plays 9x9 only, not 13x13"):
+        bot.select_move(GameState.new(13, komi=7.5))

@@ -14,7 +14,9 @@ alone, and ``model.json`` may leave out ``value``, ``rollout`` and
 ``rl_policy``. Such a model plays the configurations that need no missing
 part: ``lam=0`` needs no value network, ``rollout=heavy`` or ``light`` no
 rollout policy. Asking for a missing part is an :class:`InputError` that says
-what to play instead.
+what to play instead. A model whose policy plays every board size (a
+one-logit-a-point head) and that has no value network plays every size too
+(:attr:`AlphaGoModel.board_size` is then ``None``).
 
 Options: ``seconds`` or ``playouts`` (simulations; default 1,600), ``lam``
 (λ; default 0.5, or 0 for a model without a value network), ``c_puct`` (5),
@@ -91,7 +93,9 @@ class AlphaGoModel:
             raise InputError(f"priors must be 'sl' or 'rl', got {priors!r}")
         self.folder = folder
         self.manifest = manifest
-        self.board_size = int(manifest["board_size"])
+        #: The size the model was made for; :attr:`board_size` is ``None`` when it plays every size.
+        self.trained_size = int(manifest["board_size"])
+        self.board_size: int | None = self.trained_size
         self.device = select_device(device)
         key = "sl_policy" if priors == "sl" else "rl_policy"
         if not isinstance(files, dict):
@@ -104,17 +108,23 @@ class AlphaGoModel:
             if part in files and not (folder / files[part]).is_file():
                 raise InputError(f"{folder}: the model has no {part.replace('_', ' ')} file (model.json, files.{part})")
         self.policy, pinfo = load_agent_file(folder / files[key])
-        if pinfo.board_size != self.board_size:
-            raise InputError(f"{folder}: the policy is for {pinfo.board_size}x{pinfo.board_size}, model.json says {self.board_size}")
+        if pinfo.board_size != self.trained_size:
+            raise InputError(f"{folder}: the policy is for {pinfo.board_size}x{pinfo.board_size}, model.json says {self.trained_size}")
         if pinfo.in_planes != 48:
             raise InputError(f"{folder}: the policy must read 48 planes (the alphago encoder), it reads {pinfo.in_planes}")
         self.policy.to(self.device).eval()
         self.value: Any = None
         if "value" in files:
             self.value, vinfo = load_agent_file(folder / files["value"])
-            if vinfo.board_size != self.board_size or vinfo.in_planes != 49:
-                raise InputError(f"{folder}: the value network must read 49 planes of {self.board_size}x{self.board_size}")
+            if vinfo.board_size != self.trained_size or vinfo.in_planes != 49:
+                n = self.trained_size
+                raise InputError(f"{folder}: the value network must read 49 planes of {n}x{n}")
             self.value.to(self.device).eval()
+        # A policy with no weight tied to the board (a one-logit-a-point head: AgentFileInfo.any_size) gives
+        # priors on every size, and the heavy or light playouts and the rollout policy's patterns read any
+        # board; a value network's dense layers do not, so with one the model keeps its own size.
+        if pinfo.any_size and self.value is None:
+            self.board_size = None
         self.rollout: RolloutPolicy | None = RolloutPolicy.load(folder / files["rollout"]) if "rollout" in files else None
         self._torch = torch
 
@@ -134,7 +144,7 @@ class AlphaGoModel:
         if need_values and self.value is None:
             raise InputError(f"{self.folder}: this model has no value network: play it with lam=0")
         b = planes.shape[0]
-        priors = np.zeros((b, self.board_size * self.board_size), dtype=np.float32)
+        priors = np.zeros((b, planes.shape[-2] * planes.shape[-1]), dtype=np.float32)
         values = np.zeros(b, dtype=np.float32)
         # One CPU thread whatever the batch: a search's batches are small, and torch's pool spins against the
         # search's own work and the machine's other programs (71 ms a call against a few, measured here).
@@ -198,7 +208,7 @@ class AlphaGoAgent:
 
         if state.is_over():
             raise ValueError("the game is over: there is no move to select")
-        if state.size != self.board_size:
+        if self.board_size is not None and state.size != self.board_size:
             raise InputError(f"this AlphaGo model plays {self.board_size}x{self.board_size} only, not {state.size}x{state.size}")
         info = self.search.search(state, playouts=self.playouts, seconds=self.seconds)
         self.last_info = info

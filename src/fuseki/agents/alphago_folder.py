@@ -122,6 +122,9 @@ def make_model_folder(
         tmp.replace(folder / files[part])
     lam, rollout_default = default_settings("value" in files, "rollout" in files)
     plays = f"lam={lam:g}, rollout={rollout_default}"
+    if info.any_size and "value" not in files:
+        # Read again from the network when the model loads (AlphaGoModel), not from this note.
+        plays += f"; its policy has no weight tied to the board, so it plays every board size (made on {size}x{size})"
     made = f"Made by `fuseki alphago model` from {sources['sl_policy'].name} ({', '.join(files)})"
     metrics: dict[str, Any] = {}
     top1 = _top1(info.training)
