@@ -142,7 +142,7 @@ def test_a_policy_of_any_size_makes_a_model_that_plays_every_board(tmp_path):
     policy = _save(tmp_path / "any.safetensors", "alphago", "residual", 9, blocks=1, channels=8, policy_head="conv")
     out = tmp_path / "any-model"
     manifest = make_model_folder(out, policy)
-    assert manifest["board_size"] == 9 and "every board size" in manifest["note"]
+    assert manifest["board_size"] == 9 and manifest["any_size"] and "on every board size" in manifest["note"]
     bot = make_agent("alphago", model=str(out), playouts=40, seed=2, device="cpu")
     assert bot.board_size is None and agent_board_sizes(bot) is None
     for size in (9, 13, 7):
@@ -164,7 +164,7 @@ def test_a_value_network_keeps_an_any_size_policy_s_model_on_its_board(tmp_path)
     save_agent(value, net, encoder=enc, network="alphago-value", network_options=options, metadata={}, kind="value")
     out = tmp_path / "with-value"
     manifest = make_model_folder(out, policy, value=value)
-    assert "every board size" not in manifest["note"]
+    assert not manifest["any_size"] and "every board size" not in manifest["note"]
     bot = make_agent("alphago", model=str(out), playouts=20, seed=2, device="cpu")
     assert bot.board_size == 9
     with pytest.raises(InputError, match="plays 9x9 only, not 13x13"):

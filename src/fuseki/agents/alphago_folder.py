@@ -122,9 +122,8 @@ def make_model_folder(
         tmp.replace(folder / files[part])
     lam, rollout_default = default_settings("value" in files, "rollout" in files)
     plays = f"lam={lam:g}, rollout={rollout_default}"
-    if info.any_size and "value" not in files:
-        # Read again from the network when the model loads (AlphaGoModel), not from this note.
-        plays += f"; its policy has no weight tied to the board, so it plays every board size (made on {size}x{size})"
+    # Recorded for people and tools that read model.json; AlphaGoModel reads it again from the network.
+    any_size = bool(info.any_size) and "value" not in files
     made = f"Made by `fuseki alphago model` from {sources['sl_policy'].name} ({', '.join(files)})"
     metrics: dict[str, Any] = {}
     top1 = _top1(info.training)
@@ -140,7 +139,10 @@ def make_model_folder(
         "sha256": {part: provenance[part]["sha256"] for part in files},  # a copy hashes as its source
         "sources": provenance,
         "metrics": metrics,
-        "note": note or f"{made}: it plays {plays} by default.",
+        "any_size": any_size,
+        "note": note
+        or f"{made}: it plays {plays} by default"
+        + (f", on every board size (its policy has no weight tied to the board; made on {size}x{size})." if any_size else "."),
         "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     write_json_atomic(folder / MODEL_FILE, manifest)

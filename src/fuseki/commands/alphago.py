@@ -167,7 +167,8 @@ def _run_model(args: argparse.Namespace) -> int:
     n = manifest["board_size"]
     files = manifest["files"]
     plays = f"lam={0.5 if 'value' in files else 0:g}, rollout={'policy' if 'rollout' in files else 'heavy'}"
-    print(f"{args.out}: an AlphaGo model for {n}x{n} of {', '.join(files)}; it plays {plays} by default")
+    boards = "every board size" if manifest.get("any_size") else f"{n}x{n}"
+    print(f"{args.out}: an AlphaGo model for {boards} of {', '.join(files)}; it plays {plays} by default")
     print(f"play it: fuseki play --size {n} --bot alphago --model {shlex.quote(str(args.out))}")
     if args.json:
         print_json(manifest, sort_keys=True)
