@@ -52,6 +52,7 @@ __all__ = [
     "default_settings",
     "load_alphago_model",
     "make_alphago",
+    "plays_every_size",
     "settings_for",
 ]
 
@@ -120,10 +121,7 @@ class AlphaGoModel:
                 n = self.trained_size
                 raise InputError(f"{folder}: the value network must read 49 planes of {n}x{n}")
             self.value.to(self.device).eval()
-        # A policy with no weight tied to the board (a one-logit-a-point head: AgentFileInfo.any_size) gives
-        # priors on every size, and the heavy or light playouts and the rollout policy's patterns read any
-        # board; a value network's dense layers do not, so with one the model keeps its own size.
-        if pinfo.any_size and self.value is None:
+        if plays_every_size(pinfo, has_value=self.value is not None):
             self.board_size = None
         self.rollout: RolloutPolicy | None = RolloutPolicy.load(folder / files["rollout"]) if "rollout" in files else None
         self._torch = torch
@@ -155,6 +153,17 @@ class AlphaGoModel:
             if need_values:
                 values = self.value(x).float().cpu().numpy()
         return priors, values
+
+
+def plays_every_size(policy_info: Any, *, has_value: bool) -> bool:
+    """Whether a model of this policy (an :class:`~fuseki.agents.agent_file.AgentFileInfo`) plays every board size.
+
+    A policy with no weight tied to the board (a one-logit-a-point head:
+    ``AgentFileInfo.any_size``) gives priors on every size, and the heavy or
+    light playouts and the rollout policy's local patterns read any board; a
+    value network's dense layers do not, so with one the model keeps its size.
+    """
+    return bool(policy_info.any_size) and not has_value
 
 
 def _resolve_model(model: str | None) -> Path:

@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from fuseki.agents.alphago_agent import default_settings
+from fuseki.agents.alphago_agent import default_settings, plays_every_size
 from fuseki.util.atomic import sha256_file, write_json_atomic
 from fuseki.util.errors import InputError
 
@@ -123,7 +123,7 @@ def make_model_folder(
     lam, rollout_default = default_settings("value" in files, "rollout" in files)
     plays = f"lam={lam:g}, rollout={rollout_default}"
     # Recorded for people and tools that read model.json; AlphaGoModel reads it again from the network.
-    any_size = bool(info.any_size) and "value" not in files
+    any_size = plays_every_size(info, has_value="value" in files)
     made = f"Made by `fuseki alphago model` from {sources['sl_policy'].name} ({', '.join(files)})"
     metrics: dict[str, Any] = {}
     top1 = _top1(info.training)
