@@ -12,7 +12,8 @@
 # superko, GNU Go's final_score as referee. `fuseki match` restarts both engines every game ({seed}).
 # The folder benchmarks/results/default_vs_gnugo_SIZE/games/sSECONDS-levelLEVEL-MACHINE/ holds the SGFs and the
 # match's settings (the engine commands, the interpreter's path among them: MACHINE, default "here", keeps a lent
-# machine's run apart); ...-MACHINE.json beside it is the result.
+# machine's run apart); ...-MACHINE.json beside it is the result. WORKERS (default 1) games at a time, each with its
+# own engines (`fuseki match --workers`): give each a core when the bot searches on a clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:?board size}
@@ -26,11 +27,12 @@ D=benchmarks/results/default_vs_gnugo_$SIZE
 NAME=s$SECONDS_A-level$LEVEL-$MACHINE
 OUT=$D/games/$NAME
 mkdir -p "$OUT"
-echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) default bot at ${SECONDS_A} s vs gnugo level $LEVEL, $GAMES games, ${SIZE}x$SIZE" >> "$OUT/runs.txt"
+echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) default bot at ${SECONDS_A} s vs gnugo level $LEVEL, $GAMES games, ${SIZE}x$SIZE, ${WORKERS:-1} at a time on $(nproc) cores" >> "$OUT/runs.txt"
 MOVE_TIME=$(( ${SECONDS_A%.*} + 20 ))
 "$PY" -m fuseki match "$PY -m fuseki gtp --seconds $SECONDS_A --seed {seed}" \
     "$GNUGO --mode gtp --level $LEVEL --positional-superko --seed {seed}" \
-    --games "$GAMES" --size "$SIZE" --komi 7.5 --move-time "$MOVE_TIME" --sgf-dir "$OUT" --seed 0 --json \
+    --games "$GAMES" --size "$SIZE" --komi 7.5 --move-time "$MOVE_TIME" --sgf-dir "$OUT" --seed 0 \
+    --workers "${WORKERS:-1}" --json \
     | tail -1 > "$D/$NAME.json.tmp"
 mv "$D/$NAME.json.tmp" "$D/$NAME.json"
 head -c 400 "$D/$NAME.json"; echo

@@ -41,9 +41,11 @@ from fuseki.encoders import get_encoder  # noqa: E402
 from fuseki.go.state import GameState  # noqa: E402
 from fuseki.commands.play import default_bot  # noqa: E402
 from fuseki.gtp.engine import GtpEngine  # noqa: E402
-from fuseki.nets.registry import available_networks, register_network  # noqa: E402
+from fuseki.nets.registry import available_networks, build_network, register_network  # noqa: E402
 
 NET = "test-default-policy-linear"
+#: The shipped network that plays every board, 13x13's default bot.
+ANY_SIZE = DEFAULT_BOTS[13].options["model"]
 
 if NET not in available_networks():
     register_network(
@@ -69,11 +71,31 @@ def tiny_policy_file(folder: Path, size: int) -> Path:
     return path
 
 
+def tiny_any_size_policy_file(folder: Path) -> Path:
+    """A small policy with a head of one logit a point (it plays every size), named like the shipped ``policy-any``."""
+    torch.manual_seed(13)
+    enc = get_encoder("sevenplane", 19)
+    options = {"blocks": 1, "channels": 8, "policy_head": "conv"}
+    net = build_network("residual", in_planes=enc.num_planes, size=19, num_moves=enc.num_moves, **options)
+    path = folder / f"{ANY_SIZE}.safetensors"
+    save_agent(path, net, encoder=enc, network="residual", network_options=options, metadata={"data": "none"})
+    return path
+
+
 @pytest.fixture(scope="module")
 def tiny_policies(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
-    """Small 9x9 and 19x19 policies named like the shipped ones, in one folder."""
+    """Small 9x9 and 19x19 policies named like the shipped ones, and an any-size ``policy-any``, in one folder.
+
+    The dict holds the two of :data:`DEFAULT_POLICY_MODELS`; ``policy-any`` (13x13's default) lies beside them.
+    """
     folder = tmp_path_factory.mktemp("models")
+    tiny_any_size_policy_file(folder)
     return {size: tiny_policy_file(folder, size) for size in (9, 19)}
+
+
+def any_size_file(policies: dict[int, Path]) -> Path:
+    """The tiny ``policy-any`` beside the fixture's other policies."""
+    return policies[9].parent / f"{ANY_SIZE}.safetensors"
 
 
 @pytest.fixture
@@ -168,15 +190,19 @@ def test_the_table_of_default_bots() -> None:
         {"seconds": 5.0},
     )
     assert DEFAULT_BOTS[19].bot == "policy" and DEFAULT_BOTS[19].options["model"] == DEFAULT_POLICY_MODELS[19]
-    assert default_bot_for(13) == OTHER_SIZES and OTHER_SIZES.bot == "mcts"
+    assert (DEFAULT_BOTS[13].bot, DEFAULT_BOTS[13].options["model"]) == ("policy", "policy-any")
+    for size in (13, 19):  # the networks were measured taking their most probable move
+        assert default_bot_for(size) == DEFAULT_BOTS[size] and DEFAULT_BOTS[size].options["mode"] == "argmax"
+    assert default_bot_for(7) == OTHER_SIZES and OTHER_SIZES.bot == "mcts"
     for choice in (*DEFAULT_BOTS.values(), OTHER_SIZES):
         assert choice.evidence  # every choice says which measurement made it
 
 
 def test_default_bot_by_size(shipped: dict[int, Path], capsys) -> None:
     assert default_bot(9) == ("mcts", {"seconds": 5.0})
-    assert default_bot(19) == ("policy", {"model": str(shipped[19])})
-    assert default_bot(13) == ("mcts", {})
+    assert default_bot(19) == ("policy", {"model": str(shipped[19]), "mode": "argmax"})
+    assert default_bot(13) == ("policy", {"model": str(any_size_file(shipped)), "mode": "argmax"})
+    assert default_bot(7) == ("mcts", {})
     assert capsys.readouterr().err == ""
 
 
@@ -212,8 +238,14 @@ def test_a_19x19_network_that_cannot_play_falls_back_the_same_for_every_command(
 
 def test_the_resolved_default_names_the_model_and_its_file(shipped: dict[int, Path]) -> None:
     chosen = resolve_default(19)
-    assert (chosen.bot, chosen.options, chosen.fallback) == ("policy", {"model": "policy-19x19"}, None)
+    assert (chosen.bot, chosen.options, chosen.fallback) == (
+        "policy",
+        {"model": "policy-19x19", "mode": "argmax"},
+        None,
+    )
     assert chosen.model_path == shipped[19]
+    chosen = resolve_default(13)
+    assert (chosen.bot, chosen.model_path, chosen.fallback) == ("policy", any_size_file(shipped), None)
     assert resolve_default(9).model_path is None and resolve_default(9).options == {"seconds": 5.0}
 
 
@@ -269,10 +301,25 @@ def test_play_on_19x19_defaults_to_the_19x19_policy(shipped: dict[int, Path], mo
     assert err == ""
 
 
-def test_play_on_another_size_is_mcts(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+def test_play_on_13x13_defaults_to_the_any_size_policy(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, out, err = play(["--size", "13", "--color", "white", "--seed", "1"], ["quit"], monkeypatch, capsys)
+    assert rc == 0, err
+    assert "against policy on 13x13" in out
+    assert re.search(r"Move 1: Black \(policy\) plays ([A-HJ-N](1[0-3]|[1-9])|pass)\.", out), out
+    assert err == ""
+
+
+def test_play_on_13x13_without_policy_any_falls_back_to_mcts(shipped_9x9_only: Path, monkeypatch, capsys) -> None:
     rc, out, err = play(["--size", "13"], ["quit"], monkeypatch, capsys)
     assert rc == 0
     assert "against mcts on 13x13" in out
+    assert err.strip() == "fuseki: the shipped policy network policy-any is not installed; playing mcts on 13x13"
+
+
+def test_play_on_another_size_is_mcts(shipped: dict[int, Path], monkeypatch, capsys) -> None:
+    rc, out, err = play(["--size", "7"], ["quit"], monkeypatch, capsys)
+    assert rc == 0
+    assert "against mcts on 7x7" in out
     assert err == ""
 
 
@@ -313,14 +360,22 @@ def test_play_with_a_9x9_model_on_19x19_is_refused(shipped: dict[int, Path], mon
 
 
 def test_gtp_plays_each_sizes_default_bot(shipped: dict[int, Path], monkeypatch, capsys) -> None:
-    commands = "boardsize 19\ngenmove w\nboardsize 9\nplay b E5\ngenmove w\nboardsize 13\ngenmove b\nquit\n"
+    commands = (
+        "boardsize 19\ngenmove w\nboardsize 9\nplay b E5\ngenmove w\nboardsize 13\ngenmove b\n"
+        "boardsize 19\ngenmove b\nboardsize 7\ngenmove b\nquit\n"
+    )
     rc, replies, err = gtp(["--never-resign", "--seed", "1", "--playouts", "50"], commands, monkeypatch, capsys)
     assert rc == 0, err
     assert replies[0] == "= " and VERTEX_19X19.fullmatch(replies[1][2:]), replies[1]  # the 19x19 network
     assert replies[2] == "= " and replies[3] == "= " and VERTEX_9X9.fullmatch(replies[4][2:]), replies[4]
-    assert replies[5] == "= " and VERTEX_19X19.fullmatch(replies[6][2:]), replies[6]  # 13x13: mcts plays any size
-    # --playouts is the searches' budget; the network has none, and says so once.
-    assert err.strip() == "fuseki: the default bot on 19x19 (policy) does not search: --playouts does not apply"
+    assert replies[5] == "= " and re.fullmatch(r"[A-HJ-N](1[0-3]|[1-9])", replies[6][2:]), replies[6]  # policy-any
+    assert replies[7] == "= " and VERTEX_19X19.fullmatch(replies[8][2:]), replies[8]
+    assert replies[9] == "= " and re.fullmatch(r"[A-G][1-7]", replies[10][2:]), replies[10]  # 7x7: mcts, any size
+    # --playouts is the searches' budget; a network has none, and says so once for each size it plays.
+    assert err.strip().splitlines() == [
+        f"fuseki: the default bot on {size}x{size} (policy) does not search: --playouts does not apply"
+        for size in (19, 13)
+    ]
 
 
 def test_gtp_without_the_shipped_policy_plays_mcts_on_19x19(no_shipped_models: Path, monkeypatch, capsys) -> None:

@@ -42,6 +42,8 @@ ENGINE = textwrap.dedent(
         for k in ("--crash-at", "--hang-at", "--say-at", "--fail-at", "--resign-at"):
             opts.pop(k, None)
     log = open(opts["--log"], "a") if "--log" in opts else None
+    if log:
+        log.write(f"#start {time.time()}\\n"); log.flush()
     size, taken, asked = 9, set(), 0
     order = int(opts.get("--offset", "0"))
 
@@ -77,6 +79,7 @@ ENGINE = textwrap.dedent(
             reply()
         elif cmd == "genmove":
             asked += 1
+            time.sleep(float(opts.get("--think", "0")))
             if at("--crash-at"):
                 mark_once(); sys.stderr.write("segfault, sort of\\n"); sys.exit(3)
             if at("--hang-at"):
@@ -94,6 +97,8 @@ ENGINE = textwrap.dedent(
             move = free[order % len(free)] if free else "pass"
             taken.add(move); reply(move)
         elif cmd == "quit":
+            if log:
+                log.write(f"#end {time.time()}\\n"); log.flush()
             reply(); break
         elif cmd in ("komi", "time_settings", "fixed_handicap"):
             reply("C3 G7" if cmd == "fixed_handicap" else "")
@@ -630,3 +635,70 @@ def test_seed_placeholder_gives_each_game_and_side_its_own_seed(engine, tmp_path
     settings = json.loads((tmp_path / "games" / "match.json").read_text())
     assert "{seed}" in json.dumps(settings)
     assert m.game_seed(2, "A") == seeds[1]
+
+
+# ---- several games at a time -------------------------------------------------------
+
+
+def _moves_and_results(folder: Path) -> list[tuple[str, list[str]]]:
+    games = []
+    for path in sorted(folder.glob("game_*.sgf")):
+        record = load_sgf(path)
+        games.append((record.result, [str(m) for m in record.moves]))
+    return games
+
+
+def test_workers_play_the_same_games_as_one_at_a_time_and_at_once(engine, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    # Each game's moves depend on its seed, so a game given to the wrong engine or seed would differ.
+    a = engine("--moves=3", "--offset={seed}", "--think=0.2", f"--log={logs}/a-{{seed}}.txt")
+    b = engine("--moves=3", "--offset={seed}", "--think=0.2", f"--log={logs}/b-{{seed}}.txt")
+    one, _ = _match(a, b, tmp_path / "one", size=9, seed=5)
+    one.run(6)
+    logs_one = {p.name for p in logs.iterdir()}
+    for p in logs.iterdir():
+        p.unlink()
+    three, lines = _match(a, b, tmp_path / "three", size=9, seed=5)
+    summary = three.run(6, workers=3)
+    assert [o.number for o in summary.outcomes] == [1, 2, 3, 4, 5, 6]
+    assert all(o.kind != "forfeit" for o in summary.outcomes)
+    assert _moves_and_results(tmp_path / "one") == _moves_and_results(tmp_path / "three")
+    assert {p.name for p in logs.iterdir()} == logs_one and len(logs_one) == 12  # a process per game and side
+    assert len(lines) == 6 and lines[-1].endswith(f"| A {summary.a_wins} - B {summary.b_wins}")
+    # The games really ran side by side: some two of engine A's lives overlap.
+    lives = []
+    for path in logs.glob("a-*.txt"):
+        stamps = dict(line[1:].split() for line in path.read_text().splitlines() if line.startswith("#"))
+        lives.append((float(stamps["start"]), float(stamps["end"])))
+    lives.sort()
+    assert any(later[0] < earlier[1] for earlier, later in zip(lives, lives[1:]))
+
+
+def test_an_aborted_parallel_match_writes_no_half_game_and_resumes(engine, tmp_path: Path) -> None:
+    a = engine("--moves=3", "--offset={seed}", "--think=0.3")
+    b = engine("--moves=3", "--offset=40", "--think=0.3")
+    seen: list[str] = []
+
+    def stop_after_the_first(event) -> None:
+        seen.append(event.message)
+        raise RuntimeError("stop the match")
+
+    settings = MatchSettings(engine_a=a, engine_b=b, size=9, referee=None, move_time=5.0)
+    match = Match(settings, tmp_path / "games", progress=stop_after_the_first, setup_timeout=5.0)
+    with pytest.raises(RuntimeError, match="stop the match"):
+        match.run(4, workers=2)
+    written = sorted((tmp_path / "games").glob("game_*.sgf"))
+    assert 1 <= len(written) <= 2 and len(seen) == 1
+    # The games the abort cut short were not written as forfeits: every game on disk is a real one.
+    assert all("F" not in (load_sgf(p).result or "") for p in written)
+    again, lines = _match(a, b, tmp_path / "games", size=9)
+    summary = again.run(4, workers=2)
+    assert len(summary.outcomes) == 4 and all(o.kind != "forfeit" for o in summary.outcomes)
+    assert sum("[from an earlier run]" in line for line in lines) == len(written)
+
+
+def test_workers_must_be_positive(engine, tmp_path: Path) -> None:
+    m, _ = _match(engine(), engine(), tmp_path / "games", size=9)
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        m.run(2, workers=0)

@@ -311,6 +311,8 @@ def test_bad_settings_get_clear_422(client: TestClient) -> None:
         "bot 'policy' needs bot_options.model on 13x13 (no shipped policy for that size)": {"size": 13, "bot": "policy"},
         "model 'policy-9x9' plays 9x9 only, not 19x19": {"size": 19, "bot": "policy", "bot_options": {"model": "policy-9x9"}},
         "unknown model": {"bot": "policy", "bot_options": {"model": "../../etc/passwd"}},
+        "bot_options.mode must be one of sample, argmax, got 'greedy'": {"bot": "policy", "bot_options": {"mode": "greedy"}},
+        "bot 'mcts' takes no option 'mode'": {"bot": "mcts", "bot_options": {"mode": "argmax"}},
         "handicap": {"handicap": 10},
         "unknown dead_stones 'magic'; choose one of: playouts, network": {"dead_stones": "magic"},
         "unknown dead_stones 1": {"dead_stones": 1},
@@ -340,14 +342,17 @@ def test_the_default_bot_is_the_sizes_strongest_and_the_game_records_which(clien
     game = client.post("/api/games", json={"size": 9}).json()
     assert (game["bot"], game["bot_options"]) == ("mcts", {"seconds": 5.0})
     game = client.post("/api/games", json={"size": 19, "bot": "default"}).json()
-    assert (game["bot"], game["bot_options"]) == ("policy", {"model": "policy-19x19"})
+    assert (game["bot"], game["bot_options"]) == ("policy", {"model": "policy-19x19", "mode": "argmax"})
     game = client.post("/api/games", json={"size": 13, "bot": "default"}).json()
+    assert (game["bot"], game["bot_options"]) == ("policy", {"model": "policy-any", "mode": "argmax"})
+    game = client.post("/api/games", json={"size": 7, "bot": "default"}).json()
     assert (game["bot"], game["bot_options"]) == ("mcts", {})
     r = client.post("/api/games", json={"size": 9, "bot": "default", "bot_options": {"seconds": 1}})
     assert r.status_code == 422 and "bot 'default' takes no options" in r.json()["detail"]
     bots = client.get("/api/bots").json()["bots"]
     assert bots[0]["name"] == "default" and "9x9: mcts (seconds=5.0)" in bots[0]["help"]
-    assert "19x19: policy (model=policy-19x19)" in bots[0]["help"]
+    assert "19x19: policy (model=policy-19x19, mode=argmax)" in bots[0]["help"]
+    assert "13x13: policy (model=policy-any, mode=argmax)" in bots[0]["help"]
 
 
 def test_the_default_bot_without_its_network_is_mcts(client: TestClient, no_shipped_models) -> None:

@@ -25,6 +25,13 @@ the same folder reuses the finished games and plays only the missing ones;
 a second match on a folder that a match is playing into is refused
 (:mod:`fuseki.util.runs`).
 
+``run(games, workers=N)`` plays N games at a time, as cutechess-cli's
+``-concurrency`` does: each in its own thread with its own two engines and
+referee (a 19x19 match against GNU Go is GNU Go's thinking time, hours on one
+core). With ``{seed}`` in both commands every game restarts its engines, so
+the games do not depend on N; a match may resume at another N. A match cut
+short (Ctrl-C, an error) writes no half-played game: the next run plays it.
+
 The result is a :class:`~fuseki.arena.outcome.MatchSummary`: wins, draws, forfeits and A's win rate
 with a Wilson 95 % interval, draws counting half a win.
 
@@ -42,6 +49,8 @@ import dataclasses
 import datetime
 import math
 import os
+import queue
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -324,6 +333,8 @@ class Match:
             if self.referee_argv is None
             else Referee(self.referee_argv, timeout=setup_timeout, fallback=self.own_count)
         )
+        #: The engines and referees of the game slots beyond the first while ``run(workers=N)`` plays.
+        self._extra_slots: list[tuple[dict[str, Engine], Referee | None]] = []
 
     # ---- set-up and resume ---------------------------------------------------
 
@@ -364,30 +375,117 @@ class Match:
 
     # ---- running ---------------------------------------------------------------
 
-    def run(self, games: int) -> MatchSummary:
-        """Play (or reuse) games 1 to ``games`` and return the tally (holding the SGF folder's lock)."""
+    def run(self, games: int, workers: int = 1) -> MatchSummary:
+        """Play (or reuse) games 1 to ``games``, ``workers`` at a time; the tally (holding the SGF folder's lock)."""
         if games < 0:
             raise InputError(f"number of games must not be negative, got {games}")
+        if workers < 1:
+            raise InputError(f"workers must be at least 1, got {workers}")
         outcomes: list[GameOutcome] = []
         try:
             with locked(self.folder):
                 self._prepare()
                 plan = ChunkPlan.scan(range(1, games + 1), self._reuse)
-                for number in range(1, games + 1):  # in order: a reused game is reported in its place
-                    outcome = plan.done.get(number) or self.play_game(number)
-                    outcomes.append(outcome)
-                    self.progress(game_progress(outcome, games, outcomes))
+                todo = [number for number in range(1, games + 1) if number not in plan.done]
+                if workers == 1 or len(todo) < 2:
+                    for number in range(1, games + 1):  # in order: a reused game is reported in its place
+                        outcome = plan.done.get(number) or self.play_game(number)
+                        assert outcome is not None  # None only once an abort is set
+                        outcomes.append(outcome)
+                        self.progress(game_progress(outcome, games, outcomes))
+                else:
+                    for number in sorted(plan.done):
+                        outcomes.append(plan.done[number])
+                        self.progress(game_progress(plan.done[number], games, outcomes))
+                    self._play_parallel(todo, min(workers, len(todo)), games, outcomes)
+                    outcomes.sort(key=lambda o: o.number)
         finally:
             self.close()
         return MatchSummary(
             tuple(outcomes), self.engines["A"].name, self.engines["B"].name
         )
 
+    def _slot(self) -> tuple[dict[str, Engine], Referee | None]:
+        """Another game slot's own engines and referee (the same commands as the first slot's)."""
+        engines = {label: Engine(label, list(e.template), self.setup_timeout) for label, e in self.engines.items()}
+        referee = (
+            None
+            if self.referee_argv is None
+            else Referee(self.referee_argv, timeout=self.setup_timeout, fallback=self.own_count)
+        )
+        return engines, referee
+
+    def _play_parallel(self, todo: list[int], workers: int, games: int, outcomes: list[GameOutcome]) -> None:
+        """Play the games ``todo`` in ``workers`` threads, each with its own engines; append each outcome as it ends.
+
+        The threads take the next game number from one queue. Anything that
+        ends the match early (Ctrl-C here, an exception in a thread or in the
+        progress callback) aborts it: no thread takes another game, every
+        engine is stopped, and the games cut short are not written (the kill
+        would read as a forfeit); the next run plays them. The first
+        exception is raised once the threads have stopped.
+        """
+        slots = [(self.engines, self.referee)] + [self._slot() for _ in range(workers - 1)]
+        self._extra_slots = slots[1:]
+        pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for number in todo:
+            pending.put(number)
+        done: queue.SimpleQueue[GameOutcome | BaseException | None] = queue.SimpleQueue()
+        abort = threading.Event()
+
+        def work(engines: dict[str, Engine], referee: Referee | None) -> None:
+            try:
+                while not abort.is_set():
+                    try:
+                        number = pending.get_nowait()
+                    except queue.Empty:
+                        return
+                    outcome = self.play_game(number, engines=engines, referee=referee, abort=abort)
+                    if outcome is None:
+                        return
+                    done.put(outcome)
+            except BaseException as e:  # handed to the main thread, which raises it
+                done.put(e)
+            finally:
+                done.put(None)
+
+        threads = [
+            threading.Thread(target=work, args=slot, name=f"match-{k}", daemon=True) for k, slot in enumerate(slots, 1)
+        ]
+        for thread in threads:
+            thread.start()
+        running = len(threads)
+        try:
+            while running:
+                try:
+                    item = done.get(timeout=0.5)  # a timeout keeps Ctrl-C prompt
+                except queue.Empty:
+                    continue
+                if item is None:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    outcomes.append(item)
+                    self.progress(game_progress(item, games, outcomes))
+        finally:
+            if running:
+                abort.set()
+                for engines, referee in slots:
+                    for engine in engines.values():
+                        engine.stop()
+                    if referee is not None:
+                        referee.close()
+                for thread in threads:
+                    thread.join(timeout=10)
+
     def close(self) -> None:
-        for engine in self.engines.values():
-            engine.stop()
-        if self.referee is not None:
-            self.referee.close()
+        for engines, referee in [(self.engines, self.referee), *self._extra_slots]:
+            for engine in engines.values():
+                engine.stop()
+            if referee is not None:
+                referee.close()
+        self._extra_slots = []
 
     def game_seed(self, number: int, label: str) -> int:
         """The seed that fills ``{seed}`` in engine ``label``'s command for game ``number``.
@@ -398,15 +496,29 @@ class Match:
         """
         return derive_seed(self.settings.seed, number, label)
 
-    def play_game(self, number: int) -> GameOutcome:
-        """Play game ``number`` (1-based), write its SGF, and return its outcome."""
+    def play_game(
+        self,
+        number: int,
+        *,
+        engines: Mapping[str, Engine] | None = None,
+        referee: Referee | None = None,
+        abort: threading.Event | None = None,
+    ) -> GameOutcome | None:
+        """Play game ``number`` (1-based), write its SGF, and return its outcome.
+
+        ``engines`` and ``referee`` are a game slot's (default: the match's
+        own). Once ``abort`` is set the game is not written and ``None`` is
+        returned: an engine stopped by the abort would read as a forfeit.
+        """
         s = self.settings
-        for label, engine in self.engines.items():
+        if engines is None:
+            engines, referee = self.engines, self.referee
+        for label, engine in engines.items():
             engine.reseed(self.game_seed(number, label))  # restarts an engine whose command holds {seed}
         color_a = a_color(number)
         by_color = {
-            color_a: self.engines["A"],
-            color_a.other: self.engines["B"],
+            color_a: engines["A"],
+            color_a.other: engines["B"],
         }
         state = GameState.new(s.size, s.game_rules, handicap=s.handicap)
         notes: tuple[str, ...] = ()
@@ -431,7 +543,7 @@ class Match:
                 state,
                 move_cap=s.move_cap,
                 move_time=s.move_time,
-                referee=self.referee,
+                referee=referee,
                 own_count=self.own_count,
                 clock=clock,
             )
@@ -450,11 +562,13 @@ class Match:
             result = f"{f.color.other.letter}+F"
             kind = "forfeit"
             by_color[f.color].stop()  # restarted, fresh, for the next game
+        if abort is not None and abort.is_set():
+            return None
         winner, _ = parse_result(result)
         comment_lines = [
             (
-                f"fuseki match game {number}: A = {self.engines['A'].name} ({color_a.name.lower()}), "
-                f"B = {self.engines['B'].name} ({color_a.other.name.lower()})"
+                f"fuseki match game {number}: A = {engines['A'].name} ({color_a.name.lower()}), "
+                f"B = {engines['B'].name} ({color_a.other.name.lower()})"
             )
         ]
         if forfeited is not None:

@@ -6,7 +6,7 @@
 
 Without ``--bot`` it plays the bot measured strongest on each board size
 (``fuseki.agents.by_size``: the MCTS engine at 5 s a move on 9x9, the shipped
-19x19 policy network on 19x19, the MCTS engine elsewhere), chosen when the
+policy networks on 19x19 and 13x13, the MCTS engine elsewhere), chosen when the
 controller sets the size. A bot whose network plays one board size answers
 ``boardsize`` for any other with ``unacceptable size``.
 

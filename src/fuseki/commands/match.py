@@ -33,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--games", type=int_at_least(0), default=2, help="number of games (default 2)"
     )
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument(
+        "--workers",
+        type=int_at_least(1),
+        default=1,
+        help="games played at a time, each with its own engines and referee (default 1); give each a core "
+        "when a budget is in seconds. With {seed} in both commands the games do not depend on it",
+    )
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     parser.add_argument(
         "--handicap",
@@ -138,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open_renderer(progress_mode(args)) as show:
             match.progress = show or (lambda event: None)
-            summary = match.run(args.games)
+            summary = match.run(args.games, workers=args.workers)
     except (RunMismatch, RunFolderBusy) as e:  # a run that started on the folder since prepare_dir
         raise UserError(str(e)) from None
     print(summary.describe())

@@ -6,7 +6,7 @@
 
 Without ``--bot`` the opponent is the bot measured strongest on the board's
 size (:func:`default_bot`: the MCTS engine at 5 s a move on 9x9, the shipped
-policy network on 19x19, the MCTS engine elsewhere).
+policy networks on 19x19 and 13x13, the MCTS engine elsewhere).
 
 Type a point in GTP coordinates (``D4`` or ``d4``; columns skip the letter I),
 or ``pass``, ``undo`` (takes back your last move and the bot's reply),
@@ -183,7 +183,7 @@ def default_bot(size: int) -> tuple[str, dict[str, object]]:
 
     The table :data:`~fuseki.agents.by_size.DEFAULT_BOTS` names the bot
     measured strongest on each size (the MCTS engine at 5 s a move on 9x9,
-    the shipped 19x19 policy network on 19x19, the MCTS engine elsewhere).
+    the shipped policy networks on 19x19 and 13x13, the MCTS engine elsewhere).
     A shipped network is trained apart from the code and may be missing or
     unreadable; the MCTS engine, which plays any size, then plays instead,
     announced in one line on stderr so that a user knows why.
@@ -330,7 +330,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the opponent: policy (a network; without --model the shipped 9x9 one), mcts, "
         "random (the book's bot, never fills its own eyes), uniform, ... "
-        "(default: the shipped policy on 9x9, mcts on other sizes; policy with --model)",
+        "(default: the bot measured strongest on the board's size, fuseki/agents/by_size.py; policy with --model)",
     )
     add_model_argument(parser)
     parser.add_argument(

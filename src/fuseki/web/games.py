@@ -86,7 +86,7 @@ MAX_KOMI = 100.0
 DEFAULT_BOT = "default"
 BOTS = (DEFAULT_BOT, "random", "uniform", "mcts", "mcts-book", "policy")
 #: The bot options a request may set.
-BOT_OPTIONS = ("seconds", "playouts", "model", "seed", "temperature")
+BOT_OPTIONS = ("seconds", "playouts", "model", "seed", "temperature", "mode")
 #: Playouts for the dead-stone estimate at the end of a game.
 SCORE_PLAYOUTS = 200
 #: The dead-stone estimates a game may choose: ``playouts`` (the default,

@@ -33,7 +33,7 @@ from pydantic_core import PydanticCustomError
 from fuseki.agents import agent_options
 from fuseki.agents.agent_file import available_models, read_agent_info
 from fuseki.agents.base import board_size_problem
-from fuseki.agents.deep_learning import DEFAULT_POLICY_MODELS, default_policy_installed
+from fuseki.agents.deep_learning import DEFAULT_POLICY_MODELS, MODES, default_policy_installed
 from fuseki.go.rules import PRESETS
 from fuseki.go.state import Color
 from fuseki.web import analysis
@@ -262,6 +262,10 @@ def _check_bot_options(bot: str, options: dict[str, Any]) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 100:
                 raise SettingsError(f"bot_options.temperature must be a number above 0, got {value!r}")
             out[key] = float(value)
+        elif key == "mode":
+            if value not in MODES:
+                raise SettingsError(f"bot_options.mode must be one of {', '.join(MODES)}, got {value!r}")
+            out[key] = value
         elif key == "model":
             names = available_models()
             if not isinstance(value, str) or value not in names:
