@@ -12,6 +12,10 @@
 #   here, once:  bash benchmarks/device/gnugo_match.sh prep
 #   each call:   run(command="bash benchmarks/device/gnugo_match.sh run SIZE LEVEL GAMES AGENT NAME", carry=[".gnugo"])
 #           or:  run(command="bash benchmarks/device/gnugo_match.sh pair SIZE GAMES NAME AGENT_A AGENT_B", carry=[".gnugo"])
+#           or:  run(command="bash benchmarks/device/gnugo_match.sh default SIZE LEVEL GAMES", carry=[".gnugo"])
+#                (benchmarks/default_vs_gnugo.sh: the size's default bot as players get it, `fuseki gtp` without
+#                --bot, into the folder s10-levelLEVEL-$MACHINE, MACHINE default "device"; only where that bot
+#                does not search on a clock, as the 19x19 and 13x13 networks do not)
 #   after:       bash benchmarks/device/gnugo_match.sh collect FILES_AT
 #
 # The match folder (benchmarks/results/strength_vs_gnugo_SIZE/games/NAME-levelLEVEL/) is resumable and, while
@@ -41,14 +45,19 @@ collect)
     tar -tf "$FILES/results.tar" | grep -c '\.sgf$' | sed 's/$/ games in the unpacked folders/'
     exit 0
     ;;
-run | pair) shift ;;
+run | pair | default) shift ;;
 *)
-    echo "usage: $0 prep | run SIZE LEVEL GAMES AGENT NAME | pair SIZE GAMES NAME AGENT_A AGENT_B | collect FILES_AT" >&2
+    echo "usage: $0 prep | run SIZE LEVEL GAMES AGENT NAME | pair SIZE GAMES NAME AGENT_A AGENT_B | default SIZE LEVEL GAMES | collect FILES_AT" >&2
     exit 2
     ;;
 esac
 : "${OUT:?OUT must be set (the run tool sets it)}"
-if [ "$MODE" = run ]; then
+if [ "$MODE" = default ]; then
+    SIZE=${1:?board size}; LEVEL=${2:?GNU Go level}; GAMES=${3:?games}; AGENTS=(); MACHINE=${MACHINE:-device}
+    D=benchmarks/results/default_vs_gnugo_$SIZE; MATCH=$D/games/s10-level$LEVEL-$MACHINE; RESULT=$D/s10-level$LEVEL-$MACHINE.json
+    WHAT="the default bot (fuseki gtp) vs gnugo --level $LEVEL"
+    MATCH_CMD=(env MACHINE="$MACHINE" bash benchmarks/default_vs_gnugo.sh "$SIZE" "$LEVEL" "$GAMES")
+elif [ "$MODE" = run ]; then
     SIZE=${1:?board size}; LEVEL=${2:?GNU Go level}; GAMES=${3:?games}; AGENTS=("${4:?agent}"); NAME=${5:?name}
     D=benchmarks/results/strength_vs_gnugo_$SIZE; MATCH=$D/games/$NAME-level$LEVEL; RESULT=$D/$NAME-level$LEVEL.json
     WHAT="${AGENTS[0]} vs gnugo --level $LEVEL"
@@ -78,6 +87,12 @@ log "$CORES cores; $($PYTHON -c 'import torch; print("torch", torch.__version__,
 # Compile the kernels once, before the workers start: the rules' kernels, then whatever the agent calls (its
 # first moves). Warming every search kernel (fuseki.search.go.warmup) took 155 s there, most of a short call.
 $PYTHON -m fuseki.go.warmup > /dev/null || { log "warming the rules' kernels failed"; exit 3; }
+if [ "$MODE" = default ]; then
+    # The engine compiles every search kernel at start-up (some size's default bot searches); each game starts it
+    # afresh, and a start that compiles would pass the 30 s a start may take: fill Numba's cache once, here.
+    printf 'boardsize %s\ngenmove b\ngenmove w\nquit\n' "$SIZE" | $PYTHON -m fuseki gtp --seconds 10 > "$OUT/warm.txt" 2>&1 \
+        || { log "the default bot could not play its first moves"; cat "$OUT/warm.txt"; exit 3; }
+fi
 $PYTHON - "$SIZE" "${AGENTS[@]}" <<'PY' || { log "an agent could not play its first moves"; exit 3; }
 import sys
 from fuseki.arena.specs import build_agent, parse_agent_spec
