@@ -27,7 +27,7 @@ D=benchmarks/results/default_vs_gnugo_$SIZE
 NAME=s$SECONDS_A-level$LEVEL-$MACHINE
 OUT=$D/games/$NAME
 mkdir -p "$OUT"
-echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) default bot at ${SECONDS_A} s vs gnugo level $LEVEL, $GAMES games, ${SIZE}x$SIZE, ${WORKERS:-1} at a time on $(nproc) cores" >> "$OUT/runs.txt"
+echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) default bot at ${SECONDS_A} s vs gnugo level $LEVEL, $GAMES games, ${SIZE}x$SIZE, ${WORKERS:-1} at a time on $(nproc --all) cores" >> "$OUT/runs.txt"
 MOVE_TIME=$(( ${SECONDS_A%.*} + 20 ))
 "$PY" -m fuseki match "$PY -m fuseki gtp --seconds $SECONDS_A --seed {seed}" \
     "$GNUGO --mode gtp --level $LEVEL --positional-superko --seed {seed}" \

@@ -23,7 +23,7 @@ PY=${PY:-.venv/bin/python}
 D=benchmarks/results/pair_$SIZE
 OUT=$D/games/$NAME
 mkdir -p "$OUT"
-echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) $A vs $B, $GAMES games, ${SIZE}x$SIZE, ${WORKERS:-1} at a time on $(nproc) cores" >> "$OUT/runs.txt"
+echo "$(git rev-parse HEAD 2>/dev/null || echo unknown) $(date -u +%FT%TZ) $A vs $B, $GAMES games, ${SIZE}x$SIZE, ${WORKERS:-1} at a time on $(nproc --all) cores" >> "$OUT/runs.txt"
 "$PY" -m fuseki eval "$A" "$B" --games "$GAMES" --size "$SIZE" --komi 7.5 --workers "${WORKERS:-1}" --terminate \
     --referee "$GNUGO --mode gtp --chinese-rules" --sgf-dir "$OUT" --seed 0 --json \
     | tail -1 > "$D/$NAME.json.tmp"
