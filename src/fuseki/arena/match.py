@@ -49,7 +49,6 @@ import dataclasses
 import datetime
 import math
 import os
-import queue
 import threading
 import time
 from collections.abc import Mapping
@@ -80,6 +79,7 @@ from fuseki.go.state import Color, GameState, IllegalMoveError, Move
 from fuseki.util.progress import ProgressCallback
 from fuseki.util.runs import ChunkPlan, RunMismatch
 from fuseki.util.seeds import derive_seed
+from fuseki.util.slots import play_in_slots
 from fuseki.util.errors import InputError
 
 __all__ = [
@@ -418,66 +418,26 @@ class Match:
     def _play_parallel(self, todo: list[int], workers: int, games: int, outcomes: list[GameOutcome]) -> None:
         """Play the games ``todo`` in ``workers`` threads, each with its own engines; append each outcome as it ends.
 
-        The threads take the next game number from one queue. Anything that
-        ends the match early (Ctrl-C here, an exception in a thread or in the
-        progress callback) aborts it: no thread takes another game, every
-        engine is stopped, and the games cut short are not written (the kill
-        would read as a forfeit); the next run plays them. The first
-        exception is raised once the threads have stopped.
+        :func:`~fuseki.util.slots.play_in_slots` runs the threads: a match cut
+        short stops every engine and writes no game the stop interrupted.
         """
         slots = [(self.engines, self.referee)] + [self._slot() for _ in range(workers - 1)]
         self._extra_slots = slots[1:]
-        pending: queue.SimpleQueue[int] = queue.SimpleQueue()
-        for number in todo:
-            pending.put(number)
-        done: queue.SimpleQueue[GameOutcome | BaseException | None] = queue.SimpleQueue()
-        abort = threading.Event()
 
-        def work(engines: dict[str, Engine], referee: Referee | None) -> None:
-            try:
-                while not abort.is_set():
-                    try:
-                        number = pending.get_nowait()
-                    except queue.Empty:
-                        return
-                    outcome = self.play_game(number, engines=engines, referee=referee, abort=abort)
-                    if outcome is None:
-                        return
-                    done.put(outcome)
-            except BaseException as e:  # handed to the main thread, which raises it
-                done.put(e)
-            finally:
-                done.put(None)
+        def play(number: int, slot: tuple[dict[str, Engine], Referee | None], abort: threading.Event) -> GameOutcome | None:
+            return self.play_game(number, engines=slot[0], referee=slot[1], abort=abort)
 
-        threads = [
-            threading.Thread(target=work, args=slot, name=f"match-{k}", daemon=True) for k, slot in enumerate(slots, 1)
-        ]
-        for thread in threads:
-            thread.start()
-        running = len(threads)
-        try:
-            while running:
-                try:
-                    item = done.get(timeout=0.5)  # a timeout keeps Ctrl-C prompt
-                except queue.Empty:
-                    continue
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    outcomes.append(item)
-                    self.progress(game_progress(item, games, outcomes))
-        finally:
-            if running:
-                abort.set()
-                for engines, referee in slots:
-                    for engine in engines.values():
-                        engine.stop()
-                    if referee is not None:
-                        referee.close()
-                for thread in threads:
-                    thread.join(timeout=10)
+        def finished(outcome: GameOutcome) -> None:
+            outcomes.append(outcome)
+            self.progress(game_progress(outcome, games, outcomes))
+
+        def stop(slot: tuple[dict[str, Engine], Referee | None]) -> None:
+            for engine in slot[0].values():
+                engine.stop()
+            if slot[1] is not None:
+                slot[1].close()
+
+        play_in_slots(todo, slots, play, finished, stop, name="match")
 
     def close(self) -> None:
         for engines, referee in [(self.engines, self.referee), *self._extra_slots]:

@@ -50,7 +50,6 @@ import datetime
 import json
 import math
 import os
-import queue
 import random
 import shutil
 import subprocess
@@ -70,6 +69,7 @@ from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.errors import InputError
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
+from fuseki.util.slots import play_in_slots
 from fuseki.util.stats import clip_score, elo_difference, elo_interval, wilson_interval
 
 __all__ = ["SETTINGS_FILE", "ChessMatch", "ChessMatchSettings", "GameRecord", "MatchResult", "parse_tc", "summarize"]
@@ -388,63 +388,25 @@ class ChessMatch:
     def _play_all(self, todo: list[int], slots: list[dict[str, _Engine]], finished: Callable[[GameRecord], None]) -> None:
         """Play the games ``todo``, one thread per slot with that slot's engines; ``finished(record)`` here as each ends.
 
-        The threads take the next index from one queue, play the game and write
-        its files. Anything that ends the match early (Ctrl-C here, an
-        exception in ``finished`` or in a thread) aborts it: no thread takes
-        another game, every engine is killed, and the games cut short are not
-        written (the kill would read as a forfeit); the next run plays them.
-        The first exception is raised once the threads have stopped.
+        :func:`~fuseki.util.slots.play_in_slots` runs the threads. Anything
+        that ends the match early (Ctrl-C here, an exception in ``finished``
+        or in a thread) aborts it: no thread takes another game, every engine
+        is killed, and the games cut short are not written (the kill would
+        read as a forfeit); the next run plays them.
         """
-        pending: queue.SimpleQueue[int] = queue.SimpleQueue()
-        for index in todo:
-            pending.put(index)
-        # A finished game, a thread's exception, or None when a thread ends.
-        done: queue.SimpleQueue[GameRecord | BaseException | None] = queue.SimpleQueue()
-        abort = threading.Event()
 
-        def work(engines: dict[str, _Engine]) -> None:
-            try:
-                while not abort.is_set():
-                    try:
-                        index = pending.get_nowait()
-                    except queue.Empty:
-                        return
-                    played = self._play(index, engines, abort)
-                    if played is None or abort.is_set():
-                        return
-                    self._save(*played)
-                    done.put(played[0])
-            except BaseException as e:  # handed to the main thread, which raises it
-                done.put(e)
-            finally:
-                done.put(None)
+        def play(index: int, engines: dict[str, _Engine], abort: threading.Event) -> GameRecord | None:
+            played = self._play(index, engines, abort)
+            if played is None or abort.is_set():
+                return None
+            self._save(*played)
+            return played[0]
 
-        threads = [
-            threading.Thread(target=work, args=(engines,), name=f"chess-match-{k}", daemon=True) for k, engines in enumerate(slots, 1)
-        ]
-        for thread in threads:
-            thread.start()
-        running = len(threads)
-        try:
-            while running:
-                try:
-                    item = done.get(timeout=0.5)  # a timeout keeps Ctrl-C prompt
-                except queue.Empty:
-                    continue
-                if item is None:
-                    running -= 1
-                elif isinstance(item, BaseException):
-                    raise item
-                else:
-                    finished(item)
-        finally:
-            if running:
-                abort.set()
-                for engines in slots:
-                    for e in engines.values():
-                        e.kill()
-                for thread in threads:
-                    thread.join(timeout=10)
+        def stop(engines: dict[str, _Engine]) -> None:
+            for e in engines.values():
+                e.kill()
+
+        play_in_slots(todo, slots, play, finished, stop, name="chess-match")
 
     # -- files -----------------------------------------------------------------------------------
 
