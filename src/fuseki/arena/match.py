@@ -431,20 +431,19 @@ class Match:
             outcomes.append(outcome)
             self.progress(game_progress(outcome, games, outcomes))
 
-        def stop(slot: tuple[dict[str, Engine], Referee | None]) -> None:
-            for engine in slot[0].values():
-                engine.stop()
-            if slot[1] is not None:
-                slot[1].close()
+        play_in_slots(todo, slots, play, finished, self._stop_slot, name="match")
 
-        play_in_slots(todo, slots, play, finished, stop, name="match")
+    @staticmethod
+    def _stop_slot(slot: tuple[dict[str, Engine], Referee | None]) -> None:
+        engines, referee = slot
+        for engine in engines.values():
+            engine.stop()
+        if referee is not None:
+            referee.close()
 
     def close(self) -> None:
-        for engines, referee in [(self.engines, self.referee), *self._extra_slots]:
-            for engine in engines.values():
-                engine.stop()
-            if referee is not None:
-                referee.close()
+        for slot in [(self.engines, self.referee), *self._extra_slots]:
+            self._stop_slot(slot)
         self._extra_slots = []
 
     def game_seed(self, number: int, label: str) -> int:
