@@ -64,15 +64,17 @@ DEFAULT_BOTS: dict[int, DefaultBot] = {
         {"model": "policy-any", "mode": "argmax"},
         "the network of strong amateurs' 19x19 moves with a head of one logit a point, which plays every board, "
         "never trained on 13x13, taking its most probable move, won 27 of 50 games against GNU Go level 10 "
-        "(benchmarks/results/strength_vs_gnugo_13/); no other bot has been measured against GNU Go on 13x13",
+        "(benchmarks/results/strength_vs_gnugo_13/), and 25 of 50 as players get it, with the termination rules "
+        "(benchmarks/results/default_vs_gnugo_13/); no other bot has been measured against GNU Go on 13x13",
     ),
     19: DefaultBot(
         "policy",
         {"model": "policy-19x19", "mode": "argmax"},
         "the network of strong amateurs' moves (46 % of them in held-out games), with no search, taking its most "
         "probable move, won 33 of 50 games against GNU Go level 10 and 42 of 50 against level 1 "
-        "(benchmarks/results/strength_vs_gnugo_19/); the MCTS engine alone lost both games tried against GNU Go "
-        "level 10 on 19x19 (issue 21)",
+        "(benchmarks/results/strength_vs_gnugo_19/), and 39 of 50 against level 10 as players get it, with the "
+        "termination rules (benchmarks/results/default_vs_gnugo_19/); the MCTS engine alone lost both games tried "
+        "against GNU Go level 10 on 19x19 (issue 21)",
     ),
 }
 
