@@ -320,21 +320,11 @@ class Match:
         self.folder = None if self.sgf_dir is None else games_folder(self.sgf_dir, SETTINGS_FILE, "a match")
         self.progress = progress or (lambda event: None)
         self.setup_timeout = setup_timeout
-        self.engines = {
-            "A": Engine("A", resolve_command(settings.engine_a), setup_timeout),
-            "B": Engine("B", resolve_command(settings.engine_b), setup_timeout),
-        }
         self.referee_argv = settings.referee_argv()
         #: Our count, for games without a referee or whose referee failed;
         #: built now so that an unreadable model is an error before any game.
         self.own_count = OwnCount(settings.dead_stones, model=settings.dead_stones_model)
-        self.referee = (
-            None
-            if self.referee_argv is None
-            else Referee(self.referee_argv, timeout=setup_timeout, fallback=self.own_count)
-        )
-        #: The engines and referees of the game slots beyond the first while ``run(workers=N)`` plays.
-        self._extra_slots: list[tuple[dict[str, Engine], Referee | None]] = []
+        self.engines, self.referee = self._new_slot()
 
     # ---- set-up and resume ---------------------------------------------------
 
@@ -405,9 +395,16 @@ class Match:
             tuple(outcomes), self.engines["A"].name, self.engines["B"].name
         )
 
-    def _slot(self) -> tuple[dict[str, Engine], Referee | None]:
-        """Another game slot's own engines and referee (the same commands as the first slot's)."""
-        engines = {label: Engine(label, list(e.template), self.setup_timeout) for label, e in self.engines.items()}
+    def _new_slot(self) -> tuple[dict[str, Engine], Referee | None]:
+        """A game slot: its own engines A and B and its own referee (started when first needed).
+
+        The match's own slot is ``self.engines``/``self.referee``; ``run(workers=N)`` makes N-1 more.
+        """
+        s = self.settings
+        engines = {
+            "A": Engine("A", resolve_command(s.engine_a), self.setup_timeout),
+            "B": Engine("B", resolve_command(s.engine_b), self.setup_timeout),
+        }
         referee = (
             None
             if self.referee_argv is None
@@ -421,8 +418,7 @@ class Match:
         :func:`~fuseki.util.slots.play_in_slots` runs the threads: a match cut
         short stops every engine and writes no game the stop interrupted.
         """
-        slots = [(self.engines, self.referee)] + [self._slot() for _ in range(workers - 1)]
-        self._extra_slots = slots[1:]
+        extra = [self._new_slot() for _ in range(workers - 1)]
 
         def play(number: int, slot: tuple[dict[str, Engine], Referee | None], abort: threading.Event) -> GameOutcome | None:
             return self.play_game(number, engines=slot[0], referee=slot[1], abort=abort)
@@ -431,7 +427,11 @@ class Match:
             outcomes.append(outcome)
             self.progress(game_progress(outcome, games, outcomes))
 
-        play_in_slots(todo, slots, play, finished, self._stop_slot, name="match")
+        try:
+            play_in_slots(todo, [(self.engines, self.referee), *extra], play, finished, self._stop_slot, name="match")
+        finally:
+            for slot in extra:  # the match's own slot stops in close()
+                self._stop_slot(slot)
 
     @staticmethod
     def _stop_slot(slot: tuple[dict[str, Engine], Referee | None]) -> None:
@@ -442,9 +442,7 @@ class Match:
             referee.close()
 
     def close(self) -> None:
-        for slot in [(self.engines, self.referee), *self._extra_slots]:
-            self._stop_slot(slot)
-        self._extra_slots = []
+        self._stop_slot((self.engines, self.referee))
 
     def game_seed(self, number: int, label: str) -> int:
         """The seed that fills ``{seed}`` in engine ``label``'s command for game ``number``.
