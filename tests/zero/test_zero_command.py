@@ -37,6 +37,11 @@ def test_train_writes_the_folder_and_json(tmp_path: Path, capsys: pytest.Capture
         (["zero", "train", "checkers", "--out", "x"], "unknown game 'checkers'"),
         (["zero", "train", "tictactoe", "--out", "x", "--size", "9"], "--size is for Go"),
         (["zero"], "give an action: train, klein, demo or rate"),
+        (["zero", "train", "tictactoe", "--out", "x", "--resign-target", "0.05"], "--resign-target) needs resign_threshold (--resign)"),
+        (
+            ["zero", "train", "tictactoe", "--out", "x", "--resign", "-0.9", "--resign-target", "0.05", "--no-resign-share", "0"],
+            "needs no-resign games",
+        ),
     ],
 )
 def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,7 +50,9 @@ def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.Cap
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("flag", [["--games", "0"], ["--resign", "-2"], ["--optimizer", "rmsprop"], ["--bogus"]])
+@pytest.mark.parametrize(
+    "flag", [["--games", "0"], ["--resign", "-2"], ["--resign-target", "1.5"], ["--optimizer", "rmsprop"], ["--bogus"]]
+)
 def test_bad_flags_exit_2(flag: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["zero", "train", "tictactoe", "--out", "x", *flag])

@@ -17,7 +17,16 @@ from zero_perfect import losses_against_perfect  # noqa: E402
 
 from fuseki.util.runs import RunFolderBusy, RunMismatch  # noqa: E402
 from fuseki.agents.zero_agent import ZeroAgent, load_zero_network  # noqa: E402
-from fuseki.zero.loop import STATE_FILE, ZeroSettings, _run_folder, load_state, network_path, run_zero  # noqa: E402
+from fuseki.zero.loop import (  # noqa: E402
+    STATE_FILE,
+    ZeroSettings,
+    _run_folder,
+    load_state,
+    network_path,
+    resign_threshold_for,
+    run_zero,
+)
+from fuseki.zero.selfplay import calibrate_resign  # noqa: E402
 
 TINY = ZeroSettings(games=12, simulations=8, blocks=1, channels=8, value_hidden=16, epochs=2, window=2, seed=3)
 
@@ -62,6 +71,37 @@ def test_a_second_run_or_other_settings_are_refused(tmp_path: Path) -> None:
     run_zero(tmp_path / "run", TINY, 0)
     with pytest.raises(RunMismatch, match="simulations: 8 there, 9 now"):
         run_zero(tmp_path / "run", dataclasses.replace(TINY, simulations=9), 1)
+
+
+def test_the_resignation_threshold_is_recalibrated_before_each_generation(tmp_path: Path) -> None:
+    settings = dataclasses.replace(TINY, games=16, resign_threshold=-0.5, resign_target=0.05, no_resign_share=0.5)
+    state = run_zero(tmp_path / "run", settings, 3)
+    stats = [entry["selfplay"] for entry in state["history"]]
+    assert stats[0]["resign_threshold"] == -0.5  # the first generation's, given
+    for s in stats:
+        assert len(s["resign_records"]) == s["no_resign_games"] > 0
+    for g in (2, 3):  # from the no-resign games of the window (2) generations before
+        window = [r for s in stats[max(0, g - 1 - settings.window) : g - 1] for _, r in s["resign_records"]]
+        assert stats[g - 1]["resign_threshold"] == calibrate_resign(window, 0.05)
+    # the window decides: generation 1's false resignations at -0.8 are out of sight from generation 4
+    lost = [[-0.7, False]]  # the loser at -0.7: any threshold above it resigns rightly
+    thrown = [[-0.6, True]]  # the winner at -0.6: any threshold above it resigns falsely
+    history = [
+        {"generation": 1, "selfplay": {"resign_records": [[0, thrown]] * 5}},
+        {"generation": 2, "selfplay": {"resign_records": [[0, lost]] * 5}},
+        {"generation": 3, "selfplay": {}},  # a generation from before the records were kept
+    ]
+    assert resign_threshold_for(settings, history, 4) == -0.5
+    assert resign_threshold_for(settings, history, 3) == pytest.approx(-0.6)  # the -0.6 games count now
+    assert resign_threshold_for(settings, history[2:], 4) == -0.5  # no records: the first threshold
+    assert resign_threshold_for(dataclasses.replace(settings, resign_threshold=-0.95), history[2:], 4) == -0.95
+    # a fixed threshold stays fixed, and a target needs a first threshold and no-resign games
+    fixed = run_zero(tmp_path / "fixed", dataclasses.replace(TINY, resign_threshold=-0.5), 2)
+    assert [e["selfplay"]["resign_threshold"] for e in fixed["history"]] == [-0.5, -0.5]
+    with pytest.raises(ValueError, match="needs resign_threshold"):
+        dataclasses.replace(TINY, resign_target=0.05)
+    with pytest.raises(ValueError, match="needs no-resign games"):
+        dataclasses.replace(TINY, resign_threshold=-0.5, resign_target=0.05, no_resign_share=0.0)
 
 
 def test_gating_keeps_or_promotes(tmp_path: Path) -> None:

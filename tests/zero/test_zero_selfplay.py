@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,10 +17,13 @@ from fuseki.search.evaluators import NetworkEvaluator, UniformEvaluator, uniform
 from fuseki.agents.zero_agent import build_zero_network  # noqa: E402
 from fuseki.zero.selfplay import (  # noqa: E402
     SelfPlayConfig,
+    SelfPlayGame,
+    calibrate_resign,
     capped_judge,
     default_alpha,
     false_resignation_rate,
     play_games,
+    resign_record,
     samples_of,
 )
 
@@ -105,6 +109,68 @@ def test_resignation_and_the_no_resign_games() -> None:
     # random-ish play from a "lost" position: X, who would have resigned, often does not lose
     assert false == stats.false_resignations and 0 < false <= would
     assert stats.to_dict()["false_resignation_rate"] == pytest.approx(false / would)
+    # every played-out game keeps its record, which names the same would-be resignation at this threshold
+    assert [i for i, _ in stats.resign_records] == [g.index for g in played_out]
+    for g, (_, record) in zip(played_out, stats.resign_records, strict=True):
+        assert g.values is not None and len(g.values) == len(g.players)
+        assert record == resign_record(g) and record[0][0] == pytest.approx(-0.95, abs=0.05)
+    assert calibrate_resign([r for _, r in stats.resign_records], 1.0 - 1e-9) == -0.5  # everything allowed
+    # no false resignation allowed: a threshold under which no game resigns falsely, the next one up would
+    records = [r for _, r in stats.resign_records]
+
+    def false_at(v: float) -> int:
+        return sum(bool(next((f for x, f in r if x < v), False)) for r in records)
+
+    zero = calibrate_resign(records, 0.0)
+    assert false_at(zero) == 0 and false_at(zero + 0.01) > 0
+
+
+def one_game(values: list[float], players: list[int], winner: int | None) -> SelfPlayGame:
+    n = len(values)
+    return SelfPlayGame(
+        index=0,
+        planes=np.zeros((n, 1, 1, 1), np.float32),
+        pi=np.zeros((n, 1), np.float32),
+        players=np.array(players, np.int8),
+        moves=[],
+        winner=winner,
+        returns=(0.0, 0.0),
+        no_resign=True,
+        values=np.array(values, np.float32),
+    )
+
+
+def test_resign_record_keeps_the_new_lows_and_who_would_have_resigned_falsely() -> None:
+    # player 1 wins; player 0's -0.7 and player 1's -0.92 are new lows, player 0's -0.6 and -0.85 are not
+    game = one_game([0.1, -0.7, -0.6, -0.92, -0.85, -0.97], [0, 0, 1, 1, 0, 0], winner=1)
+    record = resign_record(game)
+    assert [v for v, _ in record] == pytest.approx([0.1, -0.7, -0.92, -0.97])
+    # player 0 lost, so its resignations are right; player 1 resigning at -0.92 would throw a win away
+    assert [f for _, f in record] == [False, False, True, False]
+    # a draw: any resignation throws half a point away
+    assert all(f for _, f in resign_record(one_game([-0.5, -0.9], [0, 1], winner=None)))
+    with pytest.raises(ValueError, match="no root values"):
+        resign_record(dataclasses.replace(game, values=None))
+
+
+def test_calibrate_resign_takes_the_highest_threshold_under_the_target() -> None:
+    # ten games: the first crossing of a threshold v is the first entry below it
+    true_early = [[-0.6, False]]  # the loser drops to -0.6 and resigns at any v above it
+    false_late = [[-0.7, False], [-0.85, True]]  # for v in (-0.85, -0.7] the winner's -0.85 comes first: false
+    records = [true_early] * 9 + [false_late]
+    # v > -0.7: all ten would resign, none falsely (the false game's loser crosses first, at -0.7)
+    assert calibrate_resign(records, 0.05) == -0.5
+    assert calibrate_resign(records[-1:], 0.05) == -0.5  # the same game alone
+    # not monotone: -0.8 resigns falsely, -0.9 never resigns, -0.65 meets the loser's -0.7 first
+    assert calibrate_resign(records[-1:] * 2, 0.0, candidates=[-0.9, -0.8]) == -0.9
+    assert calibrate_resign(records[-1:] * 2, 0.0, candidates=[-0.9, -0.8, -0.65]) == -0.65
+    records = [true_early] * 9 + [[[-0.85, True]]]
+    # v in (-0.85, -0.6]: the false game alone resigns (1 of 1); v > -0.6: 1 of 10, over 5 % but under 15 %
+    assert calibrate_resign(records, 0.05) == pytest.approx(-0.85)  # no game reaches -0.85 or lower
+    assert calibrate_resign(records, 0.15) == -0.5
+    assert calibrate_resign([], 0.05) == -0.5
+    with pytest.raises(ValueError, match="target"):
+        calibrate_resign(records, 1.0)
 
 
 def test_uniform_evaluator_and_options() -> None:

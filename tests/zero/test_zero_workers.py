@@ -49,11 +49,15 @@ def test_split_games_covers_every_game_once() -> None:
 
 
 def test_two_local_workers_play_the_games_of_one(tmp_path: Path) -> None:
-    one = run_zero(tmp_path / "one", TINY, 2)
-    two = run_zero(tmp_path / "two", TINY, 2, workers=2)
+    # with a recalibrated resignation: the workers' no-resign records join in the order of the games
+    settings = dataclasses.replace(TINY, resign_threshold=-0.5, resign_target=0.05, no_resign_share=0.5)
+    one = run_zero(tmp_path / "one", settings, 2)
+    two = run_zero(tmp_path / "two", settings, 2, workers=2)
     same_run(tmp_path / "one", tmp_path / "two", 2)
     for a, b in zip(one["history"], two["history"], strict=True):
         assert a["selfplay"]["wins"] == b["selfplay"]["wins"] and a["selfplay"]["draws"] == b["selfplay"]["draws"]
+        assert a["selfplay"]["resign_records"] == b["selfplay"]["resign_records"] != []
+        assert a["selfplay"]["resign_threshold"] == b["selfplay"]["resign_threshold"]
         assert a["train"]["loss"] == b["train"]["loss"]
 
 

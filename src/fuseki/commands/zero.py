@@ -121,6 +121,14 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
     )
     sp.add_argument("--resign", type=_value, default=None, metavar="V", help="resign below this root value, e.g. -0.9 (default: never)")
     sp.add_argument(
+        "--resign-target",
+        type=probability,
+        default=None,
+        metavar="P",
+        help="recalibrate the threshold before every generation so that the no-resign games would have resigned "
+        "falsely at most this often, e.g. 0.05 as AlphaGo Zero (--resign is then the first generation's; default: fixed)",
+    )
+    sp.add_argument(
         "--no-resign-share",
         type=probability,
         default=d.no_resign_share,
@@ -292,6 +300,7 @@ def _train(args: argparse.Namespace) -> int:
             dirichlet_epsilon=args.dirichlet_epsilon,
             dirichlet_alpha=args.dirichlet_alpha,
             resign_threshold=args.resign,
+            resign_target=args.resign_target,
             no_resign_share=args.no_resign_share,
             max_moves=max_moves,
             tree_reuse=not args.no_tree_reuse,

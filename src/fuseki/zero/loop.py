@@ -42,6 +42,7 @@ import dataclasses
 import io
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ from fuseki.util.seeds import derive_seed
 from fuseki.agents.zero_agent import NETWORK_KINDS, ZeroAgent, build_zero_network, load_zero_network, make_zero_game, save_zero_network
 from fuseki.zero.learner import LearnerConfig
 from fuseki.zero.plots import plot_elo, plot_losses
-from fuseki.zero.selfplay import SelfPlayConfig, samples_of
+from fuseki.zero.selfplay import SelfPlayConfig, calibrate_resign, samples_of
 from fuseki.zero.workers import Runner, make_runner
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "learner_path",
     "load_state",
     "network_path",
+    "resign_threshold_for",
     "run_zero",
 ]
 
@@ -103,6 +105,10 @@ class ZeroSettings:
     dirichlet_alpha: float | None = None
     resign_threshold: float | None = None
     no_resign_share: float = 0.1
+    #: Recalibrate the threshold before each generation so that the no-resign games of the last ``window``
+    #: generations would have resigned falsely at most this often (AlphaGo Zero: 0.05); ``resign_threshold`` is
+    #: then the first generation's. ``None``: the threshold stays ``resign_threshold``.
+    resign_target: float | None = None
     max_moves: int | None = None
     #: Keep the searched subtree of the move played as the next search's start (False: a fresh tree each move).
     tree_reuse: bool = True
@@ -136,10 +142,18 @@ class ZeroSettings:
             raise ValueError(f"network must be one of {', '.join(NETWORK_KINDS)}, got {self.network!r}")
         if self.network != "residual" and self.blocks < 1:
             raise ValueError(f"the {self.network} network needs at least one layer (blocks), got {self.blocks}")
+        if self.resign_target is not None:
+            if self.resign_threshold is None:
+                raise ValueError("resign_target (--resign-target) needs resign_threshold (--resign), the first generation's threshold")
+            if not 0.0 <= self.resign_target < 1.0:
+                raise ValueError(f"resign_target must be in [0, 1), got {self.resign_target}")
+            if self.no_resign_share <= 0.0:
+                raise ValueError("resign_target (--resign-target) needs no-resign games to measure (--no-resign-share above 0)")
         self.selfplay_config()  # their own checks
         self.learner_config("cpu")
 
-    def selfplay_config(self) -> SelfPlayConfig:
+    def selfplay_config(self, resign_threshold: float | None = None) -> SelfPlayConfig:
+        """Self-play's settings; ``resign_threshold`` replaces the run's (a recalibrated one)."""
         return SelfPlayConfig(
             simulations=self.simulations,
             c_puct=self.c_puct,
@@ -147,7 +161,7 @@ class ZeroSettings:
             dirichlet_epsilon=self.dirichlet_epsilon,
             dirichlet_alpha=self.dirichlet_alpha,
             temperature_moves=self.temperature_moves,
-            resign_threshold=self.resign_threshold,
+            resign_threshold=self.resign_threshold if resign_threshold is None else resign_threshold,
             no_resign_share=self.no_resign_share,
             max_moves=self.max_moves,
             parallel=self.parallel,
@@ -323,11 +337,15 @@ def _generation(
         with np.load(sp_path) as data:
             stats = json.loads(str(data["stats"]))
     else:
+        threshold = resign_threshold_for(settings, state["history"], g)
         games, sp_stats = runner.selfplay(
-            network_path(folder, best).read_bytes(), settings.games, settings.selfplay_config(), derive_seed(settings.seed, "selfplay", g)
+            network_path(folder, best).read_bytes(),
+            settings.games,
+            settings.selfplay_config(threshold),
+            derive_seed(settings.seed, "selfplay", g),
         )
         planes, pi, z = samples_of(games)
-        stats = {**sp_stats.to_dict(), "samples": len(z), "network": best}
+        stats = {**sp_stats.to_dict(), "samples": len(z), "network": best, "resign_threshold": threshold}
         buffer = io.BytesIO()
         np.savez_compressed(buffer, planes=planes, pi=pi, z=z, stats=np.array(json.dumps(stats)))
         write_atomic(sp_path, buffer.getvalue())
@@ -336,7 +354,8 @@ def _generation(
         g,
         total,
         f"self-play {stats['games']} games, {stats['samples']} positions, {stats['seconds']:.1f} s "
-        f"(wins {stats['wins'][0]}-{stats['wins'][1]}, draws {stats['draws']})",
+        f"(wins {stats['wins'][0]}-{stats['wins'][1]}, draws {stats['draws']})"
+        + (f", resigning below {stats['resign_threshold']:.2f}" if stats.get("resign_threshold") is not None else ""),
         step="selfplay",
         **{k: stats[k] for k in ("games", "samples", "seconds")},
     )
@@ -410,6 +429,28 @@ def _generation(
         new_best = g
     entry = {"generation": g, "selfplay": stats, "train": losses, "gate": gate, "best": new_best}
     return {"generation": g, "best": new_best, "history": [*state["history"], entry]}
+
+
+def resign_threshold_for(settings: ZeroSettings, history: Sequence[dict[str, Any]], g: int) -> float | None:
+    """The resignation threshold of generation ``g``'s self-play.
+
+    Fixed unless ``resign_target`` is set; then :func:`calibrate_resign` on
+    the no-resign games of the ``window`` generations before ``g`` (the
+    samples training still sees come from about as far back), or the first
+    threshold while none of them kept records. It depends only on the
+    state, so a resumed run chooses the same.
+    """
+    if settings.resign_target is None:
+        return settings.resign_threshold
+    records = [
+        record
+        for entry in history
+        if g - settings.window <= int(entry["generation"]) < g
+        for _, record in entry["selfplay"].get("resign_records", [])
+    ]
+    if not records:
+        return settings.resign_threshold
+    return calibrate_resign(records, settings.resign_target)
 
 
 def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, device: str) -> dict[str, Any]:

@@ -30,6 +30,10 @@ What AlphaGo Zero's self-play adds to the search:
   end regardless, and there the first would-be resignation is recorded, so
   :func:`false_resignation_rate` can say how often resigning would have thrown
   away a game that was not lost (AlphaGo Zero kept that rate under 5 %).
+  Each no-resign game also keeps its :func:`resign_record`, from which
+  :func:`calibrate_resign` finds the threshold that would have kept the rate
+  under a target (the loop's ``resign_target``: AlphaGo Zero's automatic
+  ``v_resign``).
 
 Every random choice of game ``i`` (its noise, its moves, whether it may
 resign) derives from ``seed`` and ``i``, and a deterministic evaluator gives
@@ -70,13 +74,16 @@ from fuseki.util.seeds import derive_seed
 
 __all__ = [
     "ENGINES",
+    "RESIGN_CANDIDATES",
     "SelfPlayConfig",
     "SelfPlayGame",
     "SelfPlayStats",
+    "calibrate_resign",
     "capped_judge",
     "default_alpha",
     "false_resignation_rate",
     "play_games",
+    "resign_record",
     "samples_of",
 ]
 
@@ -178,6 +185,8 @@ class SelfPlayGame:
     #: One of the games played to the end to measure false resignations.
     no_resign: bool = False
     capped: bool = False
+    #: float32 ``(T,)``: the root value of each position, for its player to move (what resignation reads).
+    values: np.ndarray | None = None
 
     @property
     def z(self) -> np.ndarray:
@@ -200,6 +209,8 @@ class SelfPlayStats:
     no_resign_games: int = 0
     would_resign: int = 0
     false_resignations: int = 0
+    #: ``[index, record]`` of every no-resign game, by index: its :func:`resign_record`, for :func:`calibrate_resign`.
+    resign_records: list[list[Any]] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -218,6 +229,60 @@ def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
     would = [g for g in games if g.no_resign and g.would_resign is not None]
     false = sum(1 for g in would if g.winner != 1 - int(g.would_resign or 0))
     return false, len(would)
+
+
+def resign_record(game: SelfPlayGame) -> list[list[Any]]:
+    """Where a played-out game would have ended for every threshold: ``[[value, false], ...]``.
+
+    The entries are the positions whose root value is lower than every
+    value before it (the running minimum's new lows), in order, so their
+    values fall. For a threshold ``v`` the first resignation would have come
+    at the first entry below ``v``: the entries split the thresholds into
+    intervals, and ``false`` says whether the player to move there did not
+    lose in the end (resigning would have thrown the game away). A few
+    entries a game say what every threshold would have done, which the
+    values of every move would say at a hundred times the size.
+    """
+    if game.values is None:
+        raise ValueError(f"game {game.index} kept no root values")
+    record: list[list[Any]] = []
+    low = float("inf")
+    for value, player in zip(game.values.tolist(), game.players.tolist(), strict=True):
+        if value < low:
+            low = value
+            record.append([round(value, 5), game.winner != 1 - int(player)])
+    return record
+
+
+#: The thresholds :func:`calibrate_resign` chooses from: -1.00, -0.99, ..., -0.50.
+RESIGN_CANDIDATES: tuple[float, ...] = tuple(round(-1.0 + 0.01 * k, 2) for k in range(51))
+
+
+def calibrate_resign(records: Sequence[Sequence[Sequence[Any]]], target: float, candidates: Sequence[float] = RESIGN_CANDIDATES) -> float:
+    """The highest threshold whose false resignations on ``records`` (:func:`resign_record`) are at most ``target``.
+
+    AlphaGo Zero chose ``v_resign`` so that under 5 % of the games it would
+    have resigned (in the games played out) were in fact not lost. The
+    highest such threshold resigns soonest, which saves the most self-play
+    time. A threshold no game reaches resigns nothing and so qualifies: with
+    the candidates starting at -1, a value head that cannot tell lost
+    positions gets a threshold that never resigns.
+    """
+    if not 0.0 <= target < 1.0:
+        raise ValueError(f"target must be in [0, 1), got {target}")
+    if not candidates:
+        raise ValueError("no candidate thresholds")
+    best = min(candidates)
+    for v in sorted(candidates):
+        would = false = 0
+        for record in records:
+            first = next((entry for entry in record if entry[0] < v), None)
+            if first is not None:
+                would += 1
+                false += bool(first[1])
+        if false <= target * would:
+            best = v
+    return best
 
 
 class _Live:
@@ -239,6 +304,7 @@ class _Live:
         self.pi: list[np.ndarray] = []
         self.players: list[int] = []
         self.moves: list[Any] = []
+        self.values: list[float] = []
         self.would_resign: int | None = None
         self.search.start(self.state)
 
@@ -323,6 +389,7 @@ def play_games(
         live[:] = still
         refill()
     stats.seconds = time.perf_counter() - started
+    stats.resign_records.sort(key=lambda r: int(r[0]))  # by game, not by when each ended
     return [done[i] for i in sorted(done)], stats
 
 
@@ -335,6 +402,7 @@ def _move(
     g.planes.append(game.planes(state))
     g.pi.append(result.policy_target())
     g.players.append(player)
+    g.values.append(float(result.value))
     threshold = config.resign_threshold
     if threshold is not None and result.value < threshold:
         if g.may_resign:
@@ -406,6 +474,7 @@ def _finish(g: _Live, *, winner: int | None, resigned: int | None = None, capped
         would_resign=g.would_resign,
         no_resign=g.no_resign,
         capped=capped,
+        values=np.array(g.values, dtype=np.float32),
     )
 
 
@@ -421,6 +490,7 @@ def _count(stats: SelfPlayStats, g: SelfPlayGame) -> None:
         stats.resigned += 1
     if g.no_resign:
         stats.no_resign_games += 1
+        stats.resign_records.append([g.index, resign_record(g)])
         if g.would_resign is not None:
             stats.would_resign += 1
             if g.winner != 1 - g.would_resign:

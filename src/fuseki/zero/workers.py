@@ -138,6 +138,7 @@ def merge_stats(parts: Sequence[SelfPlayStats], seconds: float) -> SelfPlayStats
                 continue
             setattr(total, f.name, getattr(total, f.name) + getattr(p, f.name))
         total.wins = (total.wins[0] + p.wins[0], total.wins[1] + p.wins[1])
+    total.resign_records.sort(key=lambda r: int(r[0]))  # by game, whatever the slicing
     total.seconds = seconds
     return total
 
