@@ -214,6 +214,34 @@ def test_zero_agents_on_go_choose_the_same_moves_with_either_search() -> None:
         states = [state.play(moves[0]) for state in states]
 
 
+@pytest.mark.parametrize("engine", ["python", "numba"])
+def test_a_timed_zero_agent_thinks_for_its_seconds_on_one_tree(engine: str) -> None:
+    """``seconds``: rounds of simulations on the same tree until the time is up; the root's visits add up."""
+    import time
+
+    from fuseki.util.errors import InputError
+
+    torch.manual_seed(2)
+    net = build_zero_network(GO9, 1, 8, 16)
+    agent = ZeroAgent(GO9, net, engine=engine, seconds=0.3)
+    state = GO9.initial_state()
+    started = time.perf_counter()
+    result = agent._search_for(state, 0.3)
+    took = time.perf_counter() - started
+    assert 0.3 <= took < 0.3 + 5.0  # at least its time; one round more at most (generous: a loaded machine)
+    assert result.iterations > ZeroAgent.TIME_ROUND  # several rounds
+    assert result.visit_counts.sum() >= result.iterations - 1  # every round's visits are in the root's counts
+    assert result.move is not None and result.seconds == pytest.approx(took, abs=0.05)
+    capped = ZeroAgent(GO9, net, engine=engine, seconds=60.0, max_simulations=100)
+    result = capped._search_for(state, 60.0)
+    assert result.iterations == 100  # the cap ends it long before the time
+    assert capped.select_move(state) in state.legal_moves()
+    with pytest.raises(InputError, match="give simulations, not seconds"):
+        ZeroAgent(GO9, net, root="gumbel", seconds=1.0)
+    with pytest.raises(InputError, match="seconds must be above 0"):
+        ZeroAgent(GO9, net, seconds=0.0)
+
+
 @pytest.mark.parametrize("batch", [1, 4])
 def test_gumbel_root_spends_exactly_the_budget_by_sequential_halving(batch: int) -> None:
     evaluator = network(GO9)

@@ -92,7 +92,8 @@ register_agent(
 register_agent(
     "zero",
     "fuseki.agents.zero_agent:make_zero_agent",
-    "AlphaZero: PUCT with a network of `fuseki zero train go` (--model FILE; options simulations, c_puct, seed, temperature_moves)",
+    "AlphaZero: PUCT with a network of `fuseki zero train go` "
+    "(--model FILE; options simulations or seconds, c_puct, seed, temperature_moves)",
 )
 
 

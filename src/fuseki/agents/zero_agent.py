@@ -16,9 +16,11 @@ trains these networks is :mod:`fuseki.zero`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import struct
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -195,7 +197,18 @@ class ZeroAgent:
     halving). Go (with its own planes) is searched by the Numba trees of
     :mod:`fuseki.search.go.zeropuct` unless ``engine="python"``; the two
     choose the same moves.
+
+    ``seconds``: think for that long a move instead of a fixed number of
+    simulations (a match at equal time against engines that count seconds,
+    such as GNU Go or the MCTS engine). The search runs in rounds of
+    ``TIME_ROUND`` simulations on the same tree until the time is up (the
+    tree is kept between rounds, so the visits add up), at most
+    ``max_simulations``. The Gumbel root plans its sequential halving over a
+    budget known in advance, so it takes simulations only.
     """
+
+    #: Simulations a round of a timed search (small beside a second's, large beside a network call's batch).
+    TIME_ROUND = 64
 
     name = "zero"
 
@@ -213,9 +226,20 @@ class ZeroAgent:
         root: str = "puct",
         gumbel_m: int = 16,
         engine: str = "auto",
+        seconds: float | None = None,
+        max_simulations: int = 1_000_000,
     ) -> None:
         if engine not in ("auto", "python", "numba"):
             raise InputError(f"engine must be auto, python or numba, got {engine!r}")
+        if seconds is not None:
+            if not seconds > 0:
+                raise InputError(f"seconds must be above 0, got {seconds}")
+            if root == "gumbel":
+                raise InputError("the Gumbel root plans over a budget of simulations: give simulations, not seconds")
+        if max_simulations < 1:
+            raise InputError(f"max_simulations must be at least 1, got {max_simulations}")
+        self.seconds = seconds
+        self.max_simulations = max_simulations
         self.game = game
         self.network = network
         self.evaluator = NetworkEvaluator(game, network, device=device)
@@ -248,13 +272,30 @@ class ZeroAgent:
     def select_move(self, state: Any) -> Any:
         if state.is_over():
             raise ValueError("the game is over: there is no move to select")
-        result = self.search.search(state)
+        result = self.search.search(state) if self.seconds is None else self._search_for(state, self.seconds)
         move = result.move
         if self.moves_played < self.temperature_moves:
             pi = result.pi(1.0) if result.improved is None else result.improved
             move = self.game.index_to_move(state, int(self.rng.choice(len(pi), p=pi / pi.sum())))
         self.moves_played += 1
         return move
+
+
+    def _search_for(self, state: Any, seconds: float) -> Any:
+        """Rounds of simulations on one tree until ``seconds`` have passed: the last round's result, its counts
+        (the root's visits, which the rounds share) covering them all."""
+        started = time.perf_counter()
+        deadline = started + seconds
+        done = 0
+        reused = 0
+        while True:
+            result = self.search.search(state, min(self.TIME_ROUND, self.max_simulations - done))
+            if done == 0:
+                reused = result.reused_visits  # from earlier moves; later rounds reuse the earlier rounds' visits
+            done += result.iterations
+            if result.move is None or done >= self.max_simulations or time.perf_counter() >= deadline:
+                break
+        return dataclasses.replace(result, iterations=done, seconds=time.perf_counter() - started, reused_visits=reused)
 
 
 class GoZeroAgent:
@@ -296,6 +337,7 @@ def make_zero_agent(
     temperature_moves: int = 0,
     root: str = "puct",
     gumbel_m: int = 16,
+    seconds: float | None = None,
 ) -> GoZeroAgent:
     """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT
     (the Numba Go search; ``root="gumbel"``: Gumbel AlphaZero's root).
@@ -303,7 +345,8 @@ def make_zero_agent(
     ``temperature_moves``: the agent's first moves drawn by visit counts
     (seeded by ``seed``), so that games against a deterministic opponent
     differ (a rating's games, ``fuseki zero rate``); 0 plays the most visited
-    move always.
+    move always. ``seconds``: think that long a move instead (``simulations``
+    is then ignored; :class:`ZeroAgent`).
     """
     if model is None:
         raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
@@ -317,5 +360,5 @@ def make_zero_agent(
     if not game.name.startswith("go"):
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
     options: dict[str, Any] = dict(simulations=simulations, c_puct=c_puct, device=device, seed=seed,
-                                   temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m)
+                                   temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m, seconds=seconds)
     return GoZeroAgent(ZeroAgent(game, network, **options), game.size, options)
