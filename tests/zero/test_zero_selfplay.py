@@ -143,10 +143,12 @@ def one_game(values: list[float], players: list[int], winner: int | None) -> Sel
 def test_resign_record_keeps_the_new_lows_and_who_would_have_resigned_falsely() -> None:
     # player 1 wins; player 0's -0.7 and player 1's -0.92 are new lows, player 0's -0.6 and -0.85 are not
     game = one_game([0.1, -0.7, -0.6, -0.92, -0.85, -0.97], [0, 0, 1, 1, 0, 0], winner=1)
-    record = resign_record(game)
+    record = resign_record(game, below=1.0)
     assert [v for v, _ in record] == pytest.approx([0.1, -0.7, -0.92, -0.97])
     # player 0 lost, so its resignations are right; player 1 resigning at -0.92 would throw a win away
     assert [f for _, f in record] == [False, False, True, False]
+    # by default only the lows a calibrated threshold (at most -0.5) can meet are kept
+    assert resign_record(game) == record[1:]
     # a draw: any resignation throws half a point away
     assert all(f for _, f in resign_record(one_game([-0.5, -0.9], [0, 1], winner=None)))
     with pytest.raises(ValueError, match="no root values"):

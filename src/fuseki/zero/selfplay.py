@@ -231,17 +231,22 @@ def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
     return false, len(would)
 
 
-def resign_record(game: SelfPlayGame) -> list[list[Any]]:
-    """Where a played-out game would have ended for every threshold: ``[[value, false], ...]``.
+#: The thresholds :func:`calibrate_resign` chooses from: -1.00, -0.99, ..., -0.50.
+RESIGN_CANDIDATES: tuple[float, ...] = tuple(round(-1.0 + 0.01 * k, 2) for k in range(51))
+
+
+def resign_record(game: SelfPlayGame, below: float = RESIGN_CANDIDATES[-1]) -> list[list[Any]]:
+    """Where a played-out game would have ended for every threshold up to ``below``: ``[[value, false], ...]``.
 
     The entries are the positions whose root value is lower than every
-    value before it (the running minimum's new lows), in order, so their
-    values fall. For a threshold ``v`` the first resignation would have come
-    at the first entry below ``v``: the entries split the thresholds into
-    intervals, and ``false`` says whether the player to move there did not
-    lose in the end (resigning would have thrown the game away). A few
-    entries a game say what every threshold would have done, which the
-    values of every move would say at a hundred times the size.
+    value before it (the running minimum's new lows) and lower than
+    ``below``, in order, so their values fall. For a threshold ``v`` (at most
+    ``below``) the first resignation would have come at the first entry
+    below ``v``: the entries split the thresholds into intervals, and
+    ``false`` says whether the player to move there did not lose in the end
+    (resigning would have thrown the game away). A few entries a game say
+    what every threshold would have done, which the values of every move
+    would say at a hundred times the size.
     """
     if game.values is None:
         raise ValueError(f"game {game.index} kept no root values")
@@ -250,12 +255,9 @@ def resign_record(game: SelfPlayGame) -> list[list[Any]]:
     for value, player in zip(game.values.tolist(), game.players.tolist(), strict=True):
         if value < low:
             low = value
-            record.append([round(value, 5), game.winner != 1 - int(player)])
+            if value < below:
+                record.append([round(value, 5), game.winner != 1 - int(player)])
     return record
-
-
-#: The thresholds :func:`calibrate_resign` chooses from: -1.00, -0.99, ..., -0.50.
-RESIGN_CANDIDATES: tuple[float, ...] = tuple(round(-1.0 + 0.01 * k, 2) for k in range(51))
 
 
 def calibrate_resign(records: Sequence[Sequence[Sequence[Any]]], target: float, candidates: Sequence[float] = RESIGN_CANDIDATES) -> float:
