@@ -34,7 +34,12 @@ GRACE=${GRACE:-5}
 WORKERS=${WORKERS:-1}
 CONCURRENCY=${CONCURRENCY:-1}
 LABELS=$STATE/labels-d$DEPTH
-NET=$STATE/nets/warm-${BLOCKS}x${CHANNELS}-d$DEPTH-g$GAMES-rw$RESULT_WEIGHT.safetensors
+NETNAME=warm-${BLOCKS}x${CHANNELS}-d$DEPTH-g$GAMES-rw$RESULT_WEIGHT
+if [[ $EPOCHS != 4 ]]; then NETNAME+="-e$EPOCHS"; fi
+NET=$STATE/nets/$NETNAME.safetensors
+# The first network's matches keep their folder names (skill0-mt0.1, ...); any other network's carry its name.
+TAG=""
+if [[ $NETNAME != warm-4x64-d8-g200-rw0 ]]; then TAG="-$NETNAME"; fi
 RUN="nice -n 10 $PY -m fuseki"
 ENGINE="$PY -m fuseki uci --model $NET"
 mkdir -p "$STATE/nets" "$STATE/matches"
@@ -53,7 +58,7 @@ net() {
 
 # match NAME MOVETIME OPTION...: a match of MATCH_GAMES games against Stockfish (1 thread) with the given options.
 match() {
-  local name=$1 movetime=$2; shift 2
+  local name=$1$TAG movetime=$2; shift 2
   local opts=(--option-b "Threads=1")
   for o in "$@"; do opts+=(--option-b "$o"); done
   $RUN chess-match "$ENGINE" stockfish "${opts[@]}" --games "$MATCH_GAMES" --movetime "$movetime" \

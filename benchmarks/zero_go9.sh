@@ -46,7 +46,7 @@ last_generation() {
 case "${1:-}" in
 run)
     restore
-    GENERATIONS=${2:-70}
+    GENERATIONS=${2:-90}
     if [ -z "${ZERO_ARGS:-}" ]; then
         mkdir -p benchmarks/results/zero_go9
         echo "$(git rev-parse --short HEAD) $(date -u +%FT%TZ) run to generation $GENERATIONS on $(nproc) cores" \
