@@ -18,6 +18,8 @@
 # played at once, each with its own engines; 1). Neither changes the labels or the games, and a step
 # resumes at another value; on the 2-core machine keep CONCURRENCY at 1, since two engines thinking
 # at once on one core each get half the time a move their budget says.
+# The network is $STATE/nets/warm-BxC-dDEPTH-gGAMES-rwRESULT_WEIGHT[-eEPOCHS, when not 4].safetensors, and the
+# matches of any network but the first (warm-4x64-d8-g200-rw0) are named after it: skill0-mt0.1-NETWORK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python}
