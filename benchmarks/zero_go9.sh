@@ -4,6 +4,8 @@
 #   bash benchmarks/zero_go9.sh run [GENERATIONS]   # restore the run from its snapshot if runs/go9 is missing, then train
 #   bash benchmarks/zero_go9.sh save                # copy what a resume needs into the tracked snapshot folder
 #   bash benchmarks/zero_go9.sh rate [GAMES]        # Elo of every 5th generation against the fixed anchors
+#   bash benchmarks/zero_go9.sh match [GEN] [GAMES] [SECONDS]   # issue 18's target: generation GEN (default the
+#                                                   # last) against GNU Go level 1, SECONDS (5) a move, GAMES (100)
 #
 # The run lives in runs/go9 (git-ignored: every generation's samples and networks, tens of MB). A session's
 # machine can be reset before the next session, and only what is committed survives, so `save` copies into
@@ -77,12 +79,20 @@ save)
     rm -rf "$SNAP" && mv "$tmp" "$SNAP"
     echo "saved generation $G of $RUN in $SNAP ($(du -sh "$SNAP" | cut -f1))"
     ;;
+match)
+    restore
+    G=${2:-$(last_generation "$RUN")}
+    MODEL=$(printf '%s/gen-%04d.safetensors' "$RUN" "$G")
+    [ -e "$MODEL" ] || { echo "zero_go9.sh: no network $MODEL" >&2; exit 2; }
+    # The network's argmax search is deterministic: GNU Go's seed ({seed}) makes the games differ.
+    exec bash benchmarks/strength_vs_gnugo.sh 9 1 "${3:-100}" "zero:model=$MODEL,seconds=${4:-5}" "zero-go9-gen$G-${4:-5}s"
+    ;;
 rate)
     restore
     exec "$PY" -m fuseki zero rate "$RUN" --anchors random,mcts:1000,gnugo:1 --games "${2:-40}" --every "$EVERY"
     ;;
 *)
-    sed -n '2,6p' "$0" >&2
+    sed -n '2,8p' "$0" >&2
     exit 2
     ;;
 esac
