@@ -280,7 +280,6 @@ class ZeroAgent:
         self.moves_played += 1
         return move
 
-
     def _search_for(self, state: Any, seconds: float) -> Any:
         """Rounds of simulations on one tree until ``seconds`` have passed: the last round's result, its counts
         (the root's visits, which the rounds share) covering them all."""

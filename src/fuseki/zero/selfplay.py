@@ -219,6 +219,11 @@ class SelfPlayStats:
         return d
 
 
+def _resigns_falsely(winner: int | None, player: int) -> bool:
+    """Whether ``player`` resigning would throw a result away: it did not lose in the end (won, or drew)."""
+    return winner != 1 - player
+
+
 def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
     """(false resignations, would-be resignations) over the no-resign games.
 
@@ -227,7 +232,7 @@ def false_resignation_rate(games: Sequence[SelfPlayGame]) -> tuple[int, int]:
     result away.
     """
     would = [g for g in games if g.no_resign and g.would_resign is not None]
-    false = sum(1 for g in would if g.winner != 1 - int(g.would_resign or 0))
+    false = sum(1 for g in would if _resigns_falsely(g.winner, int(g.would_resign or 0)))
     return false, len(would)
 
 
@@ -256,7 +261,7 @@ def resign_record(game: SelfPlayGame, below: float = RESIGN_CANDIDATES[-1]) -> l
         if value < low:
             low = value
             if value < below:
-                record.append([round(value, 5), game.winner != 1 - int(player)])
+                record.append([round(value, 5), _resigns_falsely(game.winner, int(player))])
     return record
 
 
@@ -495,7 +500,7 @@ def _count(stats: SelfPlayStats, g: SelfPlayGame) -> None:
         stats.resign_records.append([g.index, resign_record(g)])
         if g.would_resign is not None:
             stats.would_resign += 1
-            if g.winner != 1 - g.would_resign:
+            if _resigns_falsely(g.winner, g.would_resign):
                 stats.false_resignations += 1
 
 
