@@ -83,6 +83,7 @@ __all__ = [
     "default_alpha",
     "false_resignation_rate",
     "play_games",
+    "resign_counts",
     "resign_record",
     "samples_of",
 ]
@@ -265,6 +266,17 @@ def resign_record(game: SelfPlayGame, below: float = RESIGN_CANDIDATES[-1]) -> l
     return record
 
 
+def resign_counts(records: Sequence[Sequence[Sequence[Any]]], threshold: float) -> tuple[int, int]:
+    """(would-be resignations, false ones) of the games of ``records`` (:func:`resign_record`) at ``threshold``."""
+    would = false = 0
+    for record in records:
+        first = next((entry for entry in record if entry[0] < threshold), None)
+        if first is not None:
+            would += 1
+            false += bool(first[1])
+    return would, false
+
+
 def calibrate_resign(records: Sequence[Sequence[Sequence[Any]]], target: float, candidates: Sequence[float] = RESIGN_CANDIDATES) -> float:
     """The highest threshold whose false resignations on ``records`` (:func:`resign_record`) are at most ``target``.
 
@@ -281,12 +293,7 @@ def calibrate_resign(records: Sequence[Sequence[Sequence[Any]]], target: float, 
         raise ValueError("no candidate thresholds")
     best = min(candidates)
     for v in sorted(candidates):
-        would = false = 0
-        for record in records:
-            first = next((entry for entry in record if entry[0] < v), None)
-            if first is not None:
-                would += 1
-                false += bool(first[1])
+        would, false = resign_counts(records, v)
         if false <= target * would:
             best = v
     return best
