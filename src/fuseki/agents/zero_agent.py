@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import struct
 import time
@@ -232,8 +233,8 @@ class ZeroAgent:
         if engine not in ("auto", "python", "numba"):
             raise InputError(f"engine must be auto, python or numba, got {engine!r}")
         if seconds is not None:
-            if not seconds > 0:
-                raise InputError(f"seconds must be above 0, got {seconds}")
+            if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+                raise InputError(f"seconds must be a positive number, got {seconds!r}")
             if root == "gumbel":
                 raise InputError("the Gumbel root plans over a budget of simulations: give simulations, not seconds")
         if max_simulations < 1:
@@ -349,8 +350,8 @@ def make_zero_agent(
     """
     if model is None:
         raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
-    if simulations < 1:
-        raise InputError(f"simulations must be at least 1, got {simulations}")
+    if not isinstance(simulations, int) or simulations < 1:
+        raise InputError(f"simulations must be a whole number of at least 1, got {simulations!r}")
     if temperature_moves < 0:
         raise InputError(f"temperature_moves must be 0 or more, got {temperature_moves}")
     if root not in ("puct", "gumbel") or gumbel_m < 1:
