@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 18's 12-hour 9x9 run from zero, kept across sessions whose machines may be wiped.
 #
-#   bash benchmarks/zero_go9.sh run [GENERATIONS]   # restore the run from its snapshot if runs/go9 is missing, then train
+#   bash benchmarks/zero_go9.sh run [HOURS] [GENERATIONS]  # restore the run from its snapshot if runs/go9 is missing,
+#                                                   # then train until HOURS (12) of recorded machine time, at most
+#                                                   # GENERATIONS (200) generations
 #   bash benchmarks/zero_go9.sh save                # copy what a resume needs into the tracked snapshot folder
 #   bash benchmarks/zero_go9.sh rate [GAMES]        # Elo of every 5th generation against the fixed anchors
 #   bash benchmarks/zero_go9.sh match [GEN] [GAMES] [SECONDS]   # issue 18's target: generation GEN (default the
@@ -48,13 +50,14 @@ last_generation() {
 case "${1:-}" in
 run)
     restore
-    GENERATIONS=${2:-90}
+    HOURS=${2:-12}
+    GENERATIONS=${3:-200}
     if [ -z "${ZERO_ARGS:-}" ]; then
         mkdir -p benchmarks/results/zero_go9
-        echo "$(git rev-parse --short HEAD) $(date -u +%FT%TZ) run to generation $GENERATIONS on $(nproc) cores" \
-            >> benchmarks/results/zero_go9/runs.txt
+        echo "$(git rev-parse --short HEAD) $(date -u +%FT%TZ) run to $HOURS hours, at most generation $GENERATIONS," \
+            "on $(nproc) cores" >> benchmarks/results/zero_go9/runs.txt
     fi
-    exec "$PY" -m fuseki zero train go --out "$RUN" --generations "$GENERATIONS" "${settings[@]}"
+    exec "$PY" -m fuseki zero train go --out "$RUN" --hours "$HOURS" --generations "$GENERATIONS" "${settings[@]}"
     ;;
 save)
     [ -e "$RUN/state.json" ] || { echo "zero_go9.sh: no run in $RUN to save" >&2; exit 2; }

@@ -29,6 +29,9 @@ def test_train_writes_the_folder_and_json(tmp_path: Path, capsys: pytest.Capture
     assert capsys.readouterr().out.startswith("2 generations in ")
     assert main(["zero", "train", "hexapawn", "--out", str(out), "--generations", "2", *TINY[:-4], "--progress", "none"]) == 2
     assert "epochs: 1 there, 4 now" in capsys.readouterr().err
+    # --hours is a limit, not a setting: the run's recorded time is past a tiny one, so nothing more is played
+    assert main(["zero", "train", "hexapawn", "--out", str(out), "--generations", "5", "--hours", "1e-9", "--json", *TINY]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["generation"] == 2
 
 
 @pytest.mark.parametrize(
@@ -51,7 +54,16 @@ def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize(
-    "flag", [["--games", "0"], ["--resign", "-2"], ["--resign-target", "1.5"], ["--optimizer", "rmsprop"], ["--bogus"]]
+    "flag",
+    [
+        ["--games", "0"],
+        ["--hours", "0"],
+        ["--hours", "nan"],
+        ["--resign", "-2"],
+        ["--resign-target", "1.5"],
+        ["--optimizer", "rmsprop"],
+        ["--bogus"],
+    ],
 )
 def test_bad_flags_exit_2(flag: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:

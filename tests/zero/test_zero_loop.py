@@ -23,6 +23,7 @@ from fuseki.zero.loop import (  # noqa: E402
     _run_folder,
     load_state,
     network_path,
+    recorded_hours,
     resign_threshold_for,
     run_zero,
 )
@@ -37,6 +38,8 @@ def without_times(state: dict[str, Any]) -> dict[str, Any]:
     for entry in clean["history"]:
         entry["selfplay"].pop("seconds")
         entry["train"].pop("seconds")
+        if entry["gate"]:
+            entry["gate"].pop("seconds")
     return clean
 
 
@@ -104,13 +107,38 @@ def test_the_resignation_threshold_is_recalibrated_before_each_generation(tmp_pa
         dataclasses.replace(TINY, resign_threshold=-0.5, resign_target=0.05, no_resign_share=0.0)
 
 
+def test_recorded_hours_adds_every_steps_seconds() -> None:
+    state = {
+        "history": [
+            {"selfplay": {"seconds": 1800.0}, "train": {"seconds": 900.0}, "gate": None},
+            {"selfplay": {"seconds": 600.0}, "train": {"seconds": 300.0}, "gate": {"seconds": 360.0}},
+            {"selfplay": {"seconds": 36.0}, "train": {}, "gate": {"score": 0.5}},  # steps of an older loop kept no time
+        ]
+    }
+    assert recorded_hours(state) == pytest.approx((1800 + 900 + 600 + 300 + 360 + 36) / 3600)
+    assert recorded_hours({"history": []}) == 0.0
+
+
+def test_hours_stop_a_run_before_a_generation_and_a_larger_limit_goes_on(tmp_path: Path) -> None:
+    # A limit the first generation passes: the run stops after it, though 3 generations were asked for.
+    state = run_zero(tmp_path / "run", TINY, 3, hours=1e-9)
+    assert state["generation"] == 1 and recorded_hours(state) > 0
+    assert run_zero(tmp_path / "run", TINY, 3, hours=1e-9) == state  # resumed: still out of time, nothing played
+    # A larger limit goes on from there, to the same state as a run never limited.
+    longer = run_zero(tmp_path / "run", TINY, 2, hours=100.0)
+    assert longer["generation"] == 2
+    assert without_times(longer) == without_times(run_zero(tmp_path / "straight", TINY, 2))
+    with pytest.raises(ValueError, match="hours must be > 0"):
+        run_zero(tmp_path / "run", TINY, 3, hours=0.0)
+
+
 def test_gating_keeps_or_promotes(tmp_path: Path) -> None:
     settings = dataclasses.replace(TINY, gating=True, gate_games=4)
     state = run_zero(tmp_path / "gated", settings, 1)
     gate = state["history"][0]["gate"]
     assert gate["games"] == 4 and gate["wins"] + gate["draws"] + gate["losses"] == 4
     assert state["best"] == (1 if gate["score"] >= 0.55 else 0) and gate["promoted"] == (state["best"] == 1)
-    assert (tmp_path / "gated" / "gate-0001.json").exists()
+    assert (tmp_path / "gated" / "gate-0001.json").exists() and gate["seconds"] > 0
     state = run_zero(tmp_path / "gated", settings, 2)
     for picture in ("losses.png", "elo.png"):
         assert (tmp_path / "gated" / picture).read_bytes().startswith(b"\x89PNG")

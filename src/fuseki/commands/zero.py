@@ -2,7 +2,7 @@
 
 ::
 
-    fuseki zero train GAME --out DIR [--generations G] [--games N] [--simulations S]
+    fuseki zero train GAME --out DIR [--generations G] [--hours H] [--games N] [--simulations S]
         [--blocks B] [--channels C] [--seed S] [--window W] [--epochs E] [--gating]
         [--workers N] [--ray auto|local|ADDRESS]
         [--device auto|cpu|cuda|mps] [--threads T] [--json] [--progress MODE] ...
@@ -15,7 +15,7 @@ plays N self-play games with the best network (all games batched into one
 network call per round), trains the latest network on the last W
 generations' positions, and (``--gating``) promotes it at a 55 % score
 against the best. Rerunning the command resumes a killed run; a larger
-``--generations`` extends a finished one. See docs/zero.md.
+``--generations`` (or ``--hours``) extends a finished one. See docs/zero.md.
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         type=int_at_least(1),
         default=10,
         help="generations in all, counting finished ones; raise it to continue (default 10)",
+    )
+    p.add_argument(
+        "--hours",
+        type=positive_float,
+        default=None,
+        help="also stop, before a generation, once the run's recorded self-play, training and gating time reaches H hours "
+        "(summed over every session that ran it; not a setting: raise it to continue)",
     )
     p.add_argument("--seed", type=int, default=0, help="every game, network and batch order derives from it (default 0)")
     p.add_argument("--json", action="store_true", help="print the final state as one line of JSON")
@@ -331,6 +338,7 @@ def _train(args: argparse.Namespace) -> int:
             workers=args.workers,
             ray=args.ray,
             precision=args.precision,
+            hours=args.hours,
         )
     if args.json:
         print_json({"game": game, "out": str(args.out), "settings": dataclasses.asdict(settings), **state})

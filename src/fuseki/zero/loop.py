@@ -27,7 +27,10 @@ does. ``zero.json`` holds the settings: another run with other settings on
 the folder is refused (:class:`fuseki.util.runs.RunMismatch`, naming each
 difference), as is a second run while the first is still going
 (:class:`fuseki.util.runs.RunFolderBusy`). ``--generations`` is not a
-setting: a finished run can be extended. ``losses.png`` (and with gating
+setting: a finished run can be extended. Nor is ``--hours``, the other limit:
+a run stops before a generation once its recorded self-play, training and
+gating time (:func:`recorded_hours`) reaches it, which is how a run of "at
+least 12 hours of machine time" is given in one command that can be resumed. ``losses.png`` (and with gating
 ``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
 redrawn after every generation.
 
@@ -225,8 +228,15 @@ def run_zero(
     workers: int = 1,
     ray: str | None = None,
     precision: str = "fp32",
+    hours: float | None = None,
 ) -> dict[str, Any]:
     """Run (or go on with) the loop in ``out`` until ``generations`` generations are finished; the final state.
+
+    ``hours``: stop earlier, before a generation, once :func:`recorded_hours`
+    of the state reaches it. The measure is the time the steps recorded, not
+    the wall clock since the command started, so that a run stopped and
+    resumed many times (sessions, a wiped machine restored from a snapshot)
+    still stops where one never stopped would.
 
     ``threads``: torch's CPU threads (``None``: torch's choice). One is the
     default because the networks of small games are tiny: on a shared
@@ -244,6 +254,8 @@ def run_zero(
     """
     if generations < 0:
         raise ValueError(f"generations must be >= 0, got {generations}")
+    if hours is not None and not hours > 0:
+        raise ValueError(f"hours must be > 0, got {hours}")
     if threads is not None:
         torch.set_num_threads(threads)
     folder = Path(out)
@@ -264,11 +276,13 @@ def run_zero(
                 network = build_zero_network(game, settings.blocks, settings.channels, settings.value_hidden, settings.network)
                 _save(folder, 0, network, settings, {})
         state = load_state(folder)
-        if state["generation"] >= generations:
+        if state["generation"] >= generations or _out_of_time(state, hours):
             return state
         runner = make_runner(workers, ray, device=device, threads=threads or 1, precision=precision)
         try:
             for g in range(state["generation"] + 1, generations + 1):
+                if _out_of_time(state, hours):
+                    break
                 state = _generation(folder, game, settings, g, generations, state, device, progress, runner)
                 write_json_atomic(folder / STATE_FILE, state)
                 plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
@@ -277,6 +291,25 @@ def run_zero(
         finally:
             runner.close()
         return state
+
+
+def recorded_hours(state: dict[str, Any]) -> float:
+    """The run's machine time so far: the seconds its self-play, training and gating steps recorded, in hours.
+
+    A step done by an older version of the loop may lack a time (gating kept
+    none before ``hours`` existed); it counts as zero, so the figure is a
+    lower bound and ``hours`` never stops a run early.
+    """
+    seconds = 0.0
+    for entry in state["history"]:
+        for step in (entry.get("selfplay"), entry.get("train"), entry.get("gate")):
+            if step:
+                seconds += float(step.get("seconds", 0.0))
+    return seconds / 3600.0
+
+
+def _out_of_time(state: dict[str, Any], hours: float | None) -> bool:
+    return hours is not None and recorded_hours(state) >= hours
 
 
 def _initial_network(settings: ZeroSettings) -> torch.nn.Module:
@@ -455,6 +488,7 @@ def resign_threshold_for(settings: ZeroSettings, history: Sequence[dict[str, Any
 
 def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, device: str) -> dict[str, Any]:
     """The candidate of generation ``g`` against the best: its score (a draw counts half) and whether it is promoted."""
+    started = time.perf_counter()
     candidate, _, _ = load_zero_network(network_path(folder, g))
     champion, _, _ = load_zero_network(network_path(folder, best))
     simulations = settings.gate_simulations or settings.simulations
@@ -493,4 +527,5 @@ def _gate(folder: Path, game: Game, settings: ZeroSettings, g: int, best: int, d
         "losses": losses,
         "score": score,
         "promoted": score >= settings.gate_threshold,
+        "seconds": time.perf_counter() - started,
     }
