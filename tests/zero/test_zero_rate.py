@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from needs import need_module
@@ -44,8 +45,17 @@ def test_anchor_names() -> None:
 
 
 def test_generations_against_anchors_resume_without_replaying(go5_run: Path) -> None:
-    result = run_rate(go5_run, CHEAP, 2, generations=[0, 2], anchor_games=2, simulations=4)
     rate = go5_run / "rate"
+    seen: list[tuple[str, list[int], bool]] = []
+
+    def watch(event: Any) -> None:
+        # what ratings.json holds while generation 2 plays: the curve so far, generation 0's, marked incomplete
+        if event.message.startswith("gen 2 vs ") and not seen:
+            doc = json.loads((rate / "ratings.json").read_text())
+            seen.append((event.message, [g["generation"] for g in doc["generations"]], doc["complete"]))
+
+    result = run_rate(go5_run, CHEAP, 2, generations=[0, 2], anchor_games=2, simulations=4, progress=watch)
+    assert seen and seen[0][1:] == ([0], False) and result["complete"] is True
     assert [g["generation"] for g in result["generations"]] == [0, 2]
     assert result["anchors"][0] == {**result["anchors"][0], "name": "random", "elo": 0.0}
     pairs = {(p["a"], p["b"]): p for p in result["pairs"]}
@@ -71,6 +81,8 @@ def test_generations_against_anchors_resume_without_replaying(go5_run: Path) -> 
     assert {p: p.stat().st_mtime_ns for p in games} == games
     fresh = [e for e in events if "[from an earlier run]" not in e]
     assert len(fresh) == 4 and all(e.startswith("gen 1 vs ") for e in fresh)
+    with pytest.raises(InputError, match="at least one generation"):
+        run_rate(go5_run, CHEAP, 2, generations=[], anchor_games=2, simulations=4)
     # the Zero agent's search is a setting of the rating: another one is refused
     with pytest.raises(ValueError, match="simulations: 4 there, 5 now"):
         run_rate(go5_run, CHEAP, 2, anchor_games=2, simulations=5)

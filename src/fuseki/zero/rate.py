@@ -24,7 +24,8 @@ the SGF files.
 Everything resumes: a finished game is a file, and is never played again;
 more generations or more games later play only what is missing.
 ``rate.json`` holds the settings that decide the games (refused if they
-change); ``ratings.json`` and ``elo.png`` are written at the end.
+change); ``ratings.json`` and ``elo.png`` are written after each
+generation, the curve so far (``"complete": false`` until the last one).
 """
 
 from __future__ import annotations
@@ -188,6 +189,8 @@ def run_rate(
         raise InputError(f"{run_dir} has no network of generation {', '.join(map(str, missing))} (it has {have[0]}..{have[-1]})")
     if games < 1:
         raise InputError(f"games must be at least 1, got {games}")
+    if not chosen:
+        raise InputError("give at least one generation to rate")
     anchor_games = games if anchor_games is None else anchor_games
     settings = RateSettings(
         tuple(anchors), simulations, temperature_moves, c_puct, size, 7.5 if komi is None else float(komi), seed, move_time
@@ -239,33 +242,44 @@ def run_rate(
             }
         )
 
+    def write(done: list[int]) -> dict[str, Any]:
+        """Fit every record so far and write ``ratings.json`` and ``elo.png`` for the generations ``done``."""
+        ratings = fit_ratings([(p["a"], p["b"], p["a_score"], p["b_score"]) for p in pairs], anchor=anchors[0].name)
+        result = {
+            "format": "fuseki-zero-rate",
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": command,
+            "run": str(run_dir),
+            "settings": settings.to_dict(),
+            "games_per_pair": games,
+            "anchor_games": anchor_games,
+            "complete": done == chosen,
+            "generations": [{"generation": g, "elo": ratings.rating(f"gen {g}"), "ci95": _ci(ratings, f"gen {g}")} for g in done],
+            "anchors": [{"name": a.name, "spec": a.spec, "elo": ratings.rating(a.name), "ci95": _ci(ratings, a.name)} for a in anchors],
+            "ratings": ratings.to_dict(),
+            "pairs": pairs,
+            "seconds_this_run": time.perf_counter() - started,
+        }
+        with folder.locked():
+            write_json_atomic(rate_dir / "ratings.json", result)
+            plot_anchor_curve(
+                ratings, done, [a.name for a in anchors], rate_dir / "elo.png", title=f"fuseki zero: {run_dir.name} against fixed anchors"
+            )
+        return result
+
     for i, a in enumerate(anchors):
         for b in anchors[i + 1 :]:
             play(a.name, a.spec, b.name, b.spec, anchor_games)
+    # After each generation the curve so far is written ("complete": false until the last): a rating of many
+    # generations runs for hours, and its picture is worth having before the end, or after a kill.
+    done: list[int] = []
+    result: dict[str, Any] = {}
     for g in chosen:
         spec = _zero_spec(run_dir / f"gen-{g:04d}.safetensors", settings)
         for a in anchors:
             play(f"gen {g}", spec, a.name, a.spec, games)
-    ratings = fit_ratings([(p["a"], p["b"], p["a_score"], p["b_score"]) for p in pairs], anchor=anchors[0].name)
-    result = {
-        "format": "fuseki-zero-rate",
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "run": str(run_dir),
-        "settings": settings.to_dict(),
-        "games_per_pair": games,
-        "anchor_games": anchor_games,
-        "generations": [{"generation": g, "elo": ratings.rating(f"gen {g}"), "ci95": _ci(ratings, f"gen {g}")} for g in chosen],
-        "anchors": [{"name": a.name, "spec": a.spec, "elo": ratings.rating(a.name), "ci95": _ci(ratings, a.name)} for a in anchors],
-        "ratings": ratings.to_dict(),
-        "pairs": pairs,
-        "seconds_this_run": time.perf_counter() - started,
-    }
-    with folder.locked():
-        write_json_atomic(rate_dir / "ratings.json", result)
-        plot_anchor_curve(
-            ratings, chosen, [a.name for a in anchors], rate_dir / "elo.png", title=f"fuseki zero: {run_dir.name} against fixed anchors"
-        )
+        done.append(g)
+        result = write(done)
     return result
 
 
