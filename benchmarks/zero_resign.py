@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fuseki.util.atomic import write_json_atomic
-from fuseki.zero.loop import load_state
+from fuseki.zero.loop import load_state, recorded_hours
 from fuseki.zero.selfplay import calibrate_resign, resign_counts
 
 #: The thresholds the table shows (the calibration itself tries every hundredth from -1 to -0.5).
@@ -47,7 +47,6 @@ def main() -> int:
     if not history:
         print(f"zero_resign.py: {args.run} has no finished generation", file=sys.stderr)
         return 2
-    seconds = sum(e["selfplay"]["seconds"] + e["train"].get("seconds", 0.0) for e in history)
     recorded = [e for e in history if "resign_records" in e["selfplay"]]
     records = [r for e in recorded for _, r in e["selfplay"]["resign_records"]]
     played = sorted({e["selfplay"].get("resign_threshold") for e in history} - {None})
@@ -55,7 +54,7 @@ def main() -> int:
         "command": " ".join(["python", *sys.argv]),
         "run": str(args.run),
         "generations": len(history),
-        "hours": seconds / 3600,
+        "hours": recorded_hours({"history": history}),
         "thresholds_played": played,
         "no_resign_games": sum(e["selfplay"]["no_resign_games"] for e in history),
         "would_resign": sum(e["selfplay"]["would_resign"] for e in history),

@@ -30,9 +30,9 @@ difference), as is a second run while the first is still going
 setting: a finished run can be extended. Nor is ``--hours``, the other limit:
 a run stops before a generation once its recorded self-play, training and
 gating time (:func:`recorded_hours`) reaches it, which is how a run of "at
-least 12 hours of machine time" is given in one command that can be resumed. ``losses.png`` (and with gating
-``elo.png``, the Bradley–Terry Elo of each candidate from the gate games) are
-redrawn after every generation.
+least 12 hours of machine time" is given in one command that can be resumed.
+``losses.png`` (and with gating ``elo.png``, the Bradley–Terry Elo of each
+candidate from the gate games) are redrawn after every generation.
 
 Self-play and training run where the :mod:`fuseki.zero.workers` runner puts
 them (this process, ``workers`` local processes, or Ray actors); the games
@@ -74,6 +74,7 @@ __all__ = [
     "learner_path",
     "load_state",
     "network_path",
+    "recorded_hours",
     "resign_threshold_for",
     "run_zero",
 ]
