@@ -10,6 +10,11 @@ size per device.
 
     python benchmarks/batcher_speed.py --out benchmarks/results/batcher_speed_cpu.json
     python benchmarks/batcher_speed.py --devices cuda --out ...   # on a machine with a GPU
+    python benchmarks/batcher_speed.py --devices cpu --precisions fp32,bf16 --batches 128 --threads 1 \
+        --out benchmarks/results/batcher_precision_cpu.json       # bf16 against fp32 on this CPU, side by side
+
+bf16 pays only where the hardware computes it (``native_bf16`` in the
+record: AVX-512 BF16 or AMX on a CPU); elsewhere torch emulates it.
 
 Each figure is the median of ``--repeats`` timed calls after two warm-up
 calls, in positions (not batches) per second, masks and softmax included.
@@ -28,7 +33,7 @@ import numpy as np
 import torch
 
 from fuseki.bench.common import finish_record
-from fuseki.nets.batcher import Batcher
+from fuseki.nets.batcher import PRECISIONS, Batcher, native_bf16
 from fuseki.nets.residual import dual_residual_network
 
 #: (label, board size, input planes, blocks, channels).
@@ -55,10 +60,22 @@ def time_batches(batcher: Batcher, size: int, planes: int, batch: int, repeats: 
     return batch / statistics.median(times)
 
 
+def _cpu_model() -> str:
+    """The CPU's name from /proc/cpuinfo (Linux), else the platform's word for it."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", default="cpu,cuda", help="comma-separated; a missing GPU is skipped and said")
     parser.add_argument("--batches", default="1,8,32,128,512")
+    parser.add_argument("--precisions", default="fp32", help=f"comma-separated, of {', '.join(PRECISIONS)}")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     parser.add_argument("--out", type=Path)
@@ -66,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     batches = [int(b) for b in args.batches.split(",")]
+    precisions = args.precisions.split(",")
+    if any(p not in PRECISIONS for p in precisions):
+        parser.error(f"--precisions: each of {', '.join(PRECISIONS)}, got {args.precisions!r}")
     rows: list[dict[str, Any]] = []
     notes = []
     for device in args.devices.split(","):
@@ -76,11 +96,13 @@ def main(argv: list[str] | None = None) -> int:
             torch.manual_seed(0)
             net = dual_residual_network(in_planes=planes, size=size, num_moves=size * size + 1,
                                         blocks=blocks, channels=channels)
-            batcher = Batcher(net, device=device, max_batch=max(batches))
+            batchers = {p: Batcher(net, device=device, max_batch=max(batches), precision=p) for p in precisions}
             for batch in batches:
-                rate = time_batches(batcher, size, planes, batch, args.repeats, device)
-                rows.append({"device": device, "network": label, "batch": batch, "positions_per_s": round(rate, 1)})
-                print(f"{device:5s} {label:40s} batch {batch:4d}: {rate:12.1f} positions/s", flush=True)
+                for precision, batcher in batchers.items():  # side by side: the same load for each precision
+                    rate = time_batches(batcher, size, planes, batch, args.repeats, device)
+                    rows.append({"device": device, "network": label, "batch": batch, "precision": precision,
+                                 "positions_per_s": round(rate, 1)})
+                    print(f"{device:5s} {label:40s} {precision} batch {batch:4d}: {rate:12.1f} positions/s", flush=True)
     result = {
         "rows": rows,
         "notes": notes,
@@ -89,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "torch": torch.__version__,
             "cpu_threads": torch.get_num_threads(),
+            "cpu": _cpu_model(),
+            "cpu_native_bf16": native_bf16(torch.device("cpu")),
             "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         },
     }

@@ -20,7 +20,8 @@
 #   rate/                                   the rating's settings, games and ratings
 # Each step of the loop derives its randomness from the seed and the generation, so a run restored this way ends
 # in the same state as one never stopped (docs/zero.md: "a stopped and resumed run ends in the same state").
-# The settings are those of docs/zero.md ("A 12-hour 9x9 run from zero on this CPU").
+# The settings are those of docs/zero.md ("A 12-hour 9x9 run from zero on this CPU"). PRECISION (default auto) is the
+# machine's, not the run's: bf16 where the CPU computes it (the Zen 4 the run began on), fp32 elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -30,7 +31,7 @@ WINDOW=${WINDOW:-4}
 EVERY=5
 
 settings=(--size 9 --games 256 --parallel 32 --leaves 4 --root gumbel --gumbel-m 16 --simulations 32
-    --blocks 4 --channels 64 --precision bf16 --temperature-moves 8 --resign -0.9 --no-resign-share 0.1
+    --blocks 4 --channels 64 --precision "${PRECISION:-auto}" --temperature-moves 8 --resign -0.9 --no-resign-share 0.1
     --max-moves 160 --window "$WINDOW" --epochs 1 --batch-size 256 --lr 0.02 --seed 0)
 # A smoke test of save and restore on a small board (RUN, SNAP, WINDOW and ZERO_ARGS set; never for the real run).
 if [ -n "${ZERO_ARGS:-}" ]; then read -r -a settings <<< "$ZERO_ARGS"; settings+=(--window "$WINDOW"); fi

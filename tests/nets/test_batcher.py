@@ -143,3 +143,29 @@ def test_bf16_gives_float32_answers_close_to_fp32() -> None:
     np.testing.assert_allclose(values, v_exact, atol=0.05)
     with pytest.raises(ValueError, match="precision"):
         Batcher(net, device="cpu", precision="fp8")
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_auto_precision_is_bf16_only_where_the_hardware_has_it(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``auto`` follows the machine: bf16 with bfloat16 hardware, fp32 without (where emulated bf16 is slower)."""
+    monkeypatch.setattr(fuseki.nets.batcher, "native_bf16", lambda device: native)
+    cpu = torch.device("cpu")
+    assert fuseki.nets.batcher.resolve_precision("auto", cpu) == ("bf16" if native else "fp32")
+    # an explicit format is kept whatever the hardware: the user's choice, not ours
+    assert fuseki.nets.batcher.resolve_precision("bf16", cpu) == "bf16"
+    assert fuseki.nets.batcher.resolve_precision("fp32", cpu) == "fp32"
+    net = random_dual(TicTacToe(), 1)
+    assert Batcher(net, device="cpu", precision="auto").precision == ("bf16" if native else "fp32")
+    with pytest.raises(ValueError, match="auto, fp32, bf16"):
+        fuseki.nets.batcher.resolve_precision("fp16", cpu)
+
+
+def test_native_bf16_reads_the_cpu_probes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU answer comes from torch's feature probes; a torch without them means no bf16 hardware, not an error."""
+    cpu = torch.device("cpu")
+    for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"):
+        monkeypatch.delattr(torch.cpu, name, raising=False)
+    assert fuseki.nets.batcher.native_bf16(cpu) is False
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True, raising=False)
+    assert fuseki.nets.batcher.native_bf16(cpu) is True
+    assert fuseki.nets.batcher.native_bf16(torch.device("meta")) is False

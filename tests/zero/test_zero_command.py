@@ -77,3 +77,26 @@ def test_help_defaults_are_the_settings_defaults() -> None:
     for name, value in vars(ZeroDefaults).items():
         if not name.startswith("_"):
             assert defaults[name] == value, name
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_precision_auto_says_what_it_chose(
+    native: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--precision auto`` names the format it took for this machine, and each generation records the one it used;
+    bf16 asked for on a CPU without bfloat16 hardware runs, with a note that fp32 would be faster."""
+    import fuseki.nets.batcher
+
+    monkeypatch.setattr(fuseki.nets.batcher, "native_bf16", lambda device: native)
+    out = tmp_path / "run"
+    argv = ["zero", "train", "tictactoe", "--out", str(out), "--generations", "1", "--json", *TINY]
+    assert main([*argv, "--precision", "auto"]) == 0
+    captured = capsys.readouterr()
+    chosen = "bf16" if native else "fp32"
+    assert f"self-play precision: {chosen} (auto: cpu " in captured.err
+    assert json.loads(captured.out.strip().splitlines()[-1])["history"][0]["selfplay"]["precision"] == chosen
+    # precision is the machine's, not a setting of the run: the run goes on under another one
+    assert main([*argv[:6], "2", *argv[7:], "--precision", "bf16"]) == 0
+    captured = capsys.readouterr()
+    assert ("emulated" in captured.err) is (not native)
+    assert json.loads(captured.out.strip().splitlines()[-1])["history"][1]["selfplay"]["precision"] == "bf16"

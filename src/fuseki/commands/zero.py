@@ -209,10 +209,11 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
 
     hw.add_argument(
         "--precision",
-        choices=("fp32", "bf16"),
+        choices=("fp32", "bf16", "auto"),  # fuseki.nets.batcher.PRECISION_CHOICES, without importing torch for --help
         default="fp32",
-        help="the self-play network's number format: bf16 evaluates 2-3x faster on a CPU with AVX-512 BF16 and on GPUs "
-        "(training stays fp32; default fp32)",
+        help="the self-play network's number format: bf16 evaluates 2-3x faster on a CPU with AVX-512 BF16 or AMX and on "
+        "GPUs, but about 2x slower on a CPU without them (emulated); auto takes bf16 where the hardware has it "
+        "(training stays fp32; default fp32, the same numbers on every machine)",
     )
 
 
@@ -257,6 +258,31 @@ def run(args: argparse.Namespace) -> int:
     from fuseki.commands import zero_demo, zero_klein, zero_rate
 
     return {"klein": zero_klein, "demo": zero_demo, "rate": zero_rate}[action].run(args)
+
+
+def _say_precision(precision: str, device: str, ray: str | None) -> None:
+    """One line on stderr when the self-play precision is not plainly fp32: what ``auto`` chose, or that bf16 is emulated.
+
+    bf16 on a CPU without bfloat16 hardware runs, correctly but at about half
+    fp32's speed: worth a word, not a refusal (the numbers are right). On a
+    Ray cluster each actor decides on its own machine, so nothing is said.
+    """
+    if precision == "fp32" or ray is not None:
+        return
+    from fuseki.nets.batcher import native_bf16, resolve_precision
+    from fuseki.util.device import select_device
+
+    where = select_device(device)
+    if precision == "auto":
+        chosen = resolve_precision(precision, where)
+        why = "has" if chosen == "bf16" else "has no"
+        print(f"self-play precision: {chosen} (auto: {where.type} {why} bfloat16 hardware)", file=sys.stderr)
+    elif not native_bf16(where):
+        print(
+            f"note: {where.type} has no bfloat16 hardware (AVX-512 BF16 or AMX); bf16 is emulated there and slower than "
+            "fp32 (--precision auto chooses for the machine)",
+            file=sys.stderr,
+        )
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -327,6 +353,7 @@ def _train(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise UserError(str(e)) from None
+    _say_precision(args.precision, args.device, args.ray)
     with open_renderer(progress_mode(args)) as progress:
         state = run_zero(
             args.out,

@@ -18,10 +18,15 @@ Device: CUDA when torch sees a GPU, else the CPU (or Apple's MPS), unless
 
 Precision: ``"fp32"``, or ``"bf16"``: the forward pass under
 ``torch.autocast`` with bfloat16 (the outputs come back as float32). On a
-CPU with bfloat16 dot products (AVX-512 BF16, as this project's Zen 4 has)
-a batched 4×64 residual net evaluates 2.2–2.7× more positions per CPU
-second in Zero self-play (docs/zero.md); on a GPU it is the usual
-inference precision. Self-play may use it; training never does.
+CPU with bfloat16 dot products (AVX-512 BF16 or AMX, as the Zen 4 the
+project first ran on has) a batched 4×64 residual net evaluates 2.2–2.7×
+more positions per CPU second in Zero self-play (docs/zero.md); on a GPU it
+is the usual inference precision. On a CPU without them (an Ice Lake Xeon:
+AVX-512 but no BF16) torch emulates bfloat16, and the same net evaluates
+about half as many positions as in float32. So the choice belongs to the
+machine, not to the run: ``"auto"`` (:func:`resolve_precision`) takes bf16
+where the hardware has it and fp32 elsewhere. Self-play may use it;
+training never does.
 
 >>> import numpy as np
 >>> from fuseki.nets.residual import dual_residual_network
@@ -43,10 +48,37 @@ import torch
 from fuseki.nets.inference import inference
 from fuseki.util.device import select_device
 
-__all__ = ["PRECISIONS", "Batcher", "masked_softmax"]
+__all__ = ["PRECISIONS", "PRECISION_CHOICES", "Batcher", "masked_softmax", "native_bf16", "resolve_precision"]
 
 #: The forward pass's number formats (see the module notes).
 PRECISIONS = ("fp32", "bf16")
+#: What a user may ask for: a format, or ``"auto"`` (the machine's fast one).
+PRECISION_CHOICES = ("auto", *PRECISIONS)
+
+
+def native_bf16(device: torch.device) -> bool:
+    """Whether ``device`` computes bfloat16 in hardware, so that bf16 inference is faster than fp32 there.
+
+    CUDA: torch's own check. CPU: AVX-512 BF16 or AMX tiles, read through
+    torch's CPU feature probes (private helpers, hence ``getattr``: a torch
+    without them reports no support, and ``auto`` falls back to fp32, which
+    is always correct, only perhaps slower).
+    """
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    if device.type == "cpu":
+        probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+        return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
+    return False
+
+
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """``precision`` itself, or for ``"auto"`` bf16 where ``device`` has it in hardware (:func:`native_bf16`), else fp32."""
+    if precision not in PRECISION_CHOICES:
+        raise ValueError(f"precision must be one of {', '.join(PRECISION_CHOICES)}, got {precision!r}")
+    if precision == "auto":
+        return "bf16" if native_bf16(device) else "fp32"
+    return precision
 
 
 def masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -66,6 +98,7 @@ class Batcher:
     The network is put in eval mode (batch norm uses its running statistics,
     so a position's output does not depend on what else is in the batch) and
     moved to ``device`` (``None`` or ``"auto"``: CUDA if available, else the CPU).
+    ``precision``: one of :data:`PRECISION_CHOICES`; ``self.precision`` is the format it resolved to.
     """
 
     def __init__(
@@ -73,14 +106,12 @@ class Batcher:
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch}")
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-        self.precision = precision
         # None or "auto": CUDA when torch sees a GPU (else MPS, else the CPU); a device that is not there is an error.
         if isinstance(device, torch.device):
             self.device = device
         else:
             self.device = select_device("auto" if device is None else device)
+        self.precision = resolve_precision(precision, self.device)
         self.network = network.to(self.device).eval()
         self.max_batch = max_batch
         #: Forward passes and positions evaluated so far (for reports and tests).

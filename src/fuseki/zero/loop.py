@@ -54,11 +54,13 @@ import torch
 
 from fuseki.arena.loop import play_game
 from fuseki.games.base import Game
+from fuseki.nets.batcher import resolve_precision
 from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
 from fuseki.util.runs import RunFolder, field_defaults
 from fuseki.util.seeds import derive_seed
+from fuseki.util.device import select_device
 from fuseki.agents.zero_agent import NETWORK_KINDS, ZeroAgent, build_zero_network, load_zero_network, make_zero_game, save_zero_network
 from fuseki.zero.learner import LearnerConfig
 from fuseki.zero.plots import plot_elo, plot_losses
@@ -249,9 +251,13 @@ def run_zero(
     actors of a Ray cluster (:class:`fuseki.zero.workers.RayRunner`). Neither
     changes the games or the networks, so neither is a setting of the run.
 
-    ``precision``: the self-play network's forward pass, ``"fp32"`` or
-    ``"bf16"`` (:mod:`fuseki.nets.batcher`; training stays float32). Like the
-    device it is not a setting of the run: a run may change it when resumed.
+    ``precision``: the self-play network's forward pass, ``"fp32"``,
+    ``"bf16"`` or ``"auto"`` (bf16 where the hardware computes it, else fp32;
+    :mod:`fuseki.nets.batcher`; training stays float32). Like the device it
+    is not a setting of the run: a run may change it when resumed (a run
+    restored on a machine without bfloat16 hardware should), and each
+    generation's self-play stats record the one it used. On a Ray cluster
+    ``"auto"`` is resolved by each actor on its own machine.
     """
     if generations < 0:
         raise ValueError(f"generations must be >= 0, got {generations}")
@@ -279,6 +285,8 @@ def run_zero(
         state = load_state(folder)
         if state["generation"] >= generations or _out_of_time(state, hours):
             return state
+        if ray is None:
+            precision = resolve_precision(precision, select_device(device))
         runner = make_runner(workers, ray, device=device, threads=threads or 1, precision=precision)
         try:
             for g in range(state["generation"] + 1, generations + 1):
@@ -379,7 +387,13 @@ def _generation(
             derive_seed(settings.seed, "selfplay", g),
         )
         planes, pi, z = samples_of(games)
-        stats = {**sp_stats.to_dict(), "samples": len(z), "network": best, "resign_threshold": threshold}
+        stats = {
+            **sp_stats.to_dict(),
+            "samples": len(z),
+            "network": best,
+            "resign_threshold": threshold,
+            "precision": runner.precision,
+        }
         buffer = io.BytesIO()
         np.savez_compressed(buffer, planes=planes, pi=pi, z=z, stats=np.array(json.dumps(stats)))
         write_atomic(sp_path, buffer.getvalue())

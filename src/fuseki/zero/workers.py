@@ -152,6 +152,7 @@ class Runner(Protocol):
     """Plays a generation's self-play and trains its network, somewhere."""
 
     workers: int
+    precision: str  #: the self-play network's number format as asked ("auto" left to each worker's machine)
 
     def selfplay(self, network: bytes, games: int, config: SelfPlayConfig, seed: int) -> tuple[list[SelfPlayGame], SelfPlayStats]: ...
 
