@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from bench_scripts import benchmark_script
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "batcher_speed.py"
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300)
+run = benchmark_script("batcher_speed.py")
 
 
 def test_each_precision_is_measured_and_the_cpu_recorded(tmp_path: Path) -> None:

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from bench_scripts import ROOT, benchmark_script
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "compare_checkouts.py"
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300)
+run = benchmark_script("compare_checkouts.py")
 
 
 def test_same_tree_twice_gives_a_ratio_near_one(tmp_path: Path) -> None:

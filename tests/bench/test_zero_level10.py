@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from bench_scripts import benchmark_script
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "zero_level10.py"
 GAMES = 100_000  # so many that the rating's one virtual draw a pair moves nothing
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+run = benchmark_script("zero_level10.py", timeout=120)
 
 
 def scores(elo_a: float, elo_b: float) -> tuple[float, float]:

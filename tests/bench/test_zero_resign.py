@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from bench_scripts import benchmark_script
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "zero_resign.py"
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+run = benchmark_script("zero_resign.py", timeout=120)
 
 
 def entry(g: int, records: list[list[list[object]]] | None) -> dict[str, object]:
