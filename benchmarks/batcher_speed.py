@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from fuseki.bench.common import finish_record
+from fuseki.bench.common import finish_record, machine_info
 from fuseki.nets.batcher import PRECISIONS, Batcher, native_bf16
 from fuseki.nets.residual import dual_residual_network
 
@@ -58,17 +58,6 @@ def time_batches(batcher: Batcher, size: int, planes: int, batch: int, repeats: 
         batcher(x, mask)  # returns NumPy arrays, so the GPU has finished when it returns
         times.append(time.perf_counter() - start)
     return batch / statistics.median(times)
-
-
-def _cpu_model() -> str:
-    """The CPU's name from /proc/cpuinfo (Linux), else the platform's word for it."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "torch": torch.__version__,
             "cpu_threads": torch.get_num_threads(),
-            "cpu": _cpu_model(),
+            "cpu": machine_info()["cpu"],
             "cpu_native_bf16": native_bf16(torch.device("cpu")),
             "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         },

@@ -9,9 +9,9 @@ import pytest
 
 from fuseki.arena.loop import REASONS, GamePlugin, Observer, Outcome, Verdict, play_game
 from fuseki.arena.outcome import PlayerForfeit
+from fuseki.arena.perfect import PerfectPlayer, losses_against_perfect
 from fuseki.games import Hexapawn, TicTacToe
 from fuseki.games.tictactoe import TicTacToeState
-from fuseki.search.minimax import alphabeta
 
 
 class RandomPlayer:
@@ -20,13 +20,6 @@ class RandomPlayer:
 
     def select_move(self, state: Any) -> Any:
         return self.rng.choice(list(state.legal_moves()))
-
-
-class PerfectPlayer:
-    """Alpha-beta to the end of the game: exact play."""
-
-    def select_move(self, state: Any) -> Any:
-        return alphabeta(state, tt=True).move
 
 
 class Scripted:
@@ -72,6 +65,16 @@ def test_perfect_player_never_loses_tictactoe_to_random() -> None:
         as_first = play_game(TicTacToe(), [PerfectPlayer(), RandomPlayer(seed)])
         as_second = play_game(TicTacToe(), [RandomPlayer(seed), PerfectPlayer()])
         assert as_first.winner in (0, None) and as_second.winner in (1, None)
+
+
+def test_the_eighteen_games_count_the_losses_of_an_agent() -> None:
+    # Perfect play draws all 18; a random player loses most, and each loss names its opening and side.
+    assert losses_against_perfect(PerfectPlayer) == []
+    seeds = iter(range(100))
+    lost = losses_against_perfect(lambda: RandomPlayer(next(seeds)))
+    assert 9 <= len(lost) <= 18
+    assert all(line.startswith("first move ") and ", agent " in line for line in lost)
+    assert {line.split("agent ")[1][0] for line in lost} == {"X", "O"}
 
 
 def test_perfect_hexapawn_is_a_win_for_the_second_player() -> None:

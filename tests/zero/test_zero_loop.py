@@ -13,8 +13,7 @@ from needs import need_module
 
 torch = need_module("torch")  # skips here, fails under CI
 
-from zero_perfect import losses_against_perfect  # noqa: E402
-
+from fuseki.arena.perfect import losses_against_perfect  # noqa: E402
 from fuseki.util.runs import RunFolderBusy, RunMismatch  # noqa: E402
 from fuseki.agents.zero_agent import ZeroAgent, load_zero_network  # noqa: E402
 from fuseki.zero.loop import (  # noqa: E402
@@ -172,11 +171,24 @@ def test_tictactoe_from_zero_never_loses_to_perfect_play(tmp_path: Path) -> None
 
 
 def test_tictactoe_from_zero_with_the_gumbel_root_and_few_simulations(tmp_path: Path) -> None:
-    """Gumbel AlphaZero's root learns from 8 simulations a move (the PUCT run above uses 30): no loss either."""
+    """Gumbel AlphaZero's root learns from 8 simulations a move (the PUCT run above uses 30).
+
+    The random network of generation 0 loses 13-16 of the 18 games against
+    perfect play; after ten generations at most 3, with the network alone and
+    with a 25-simulation search. Not "none" as with 30 simulations: at 8 the
+    outcome moves with the floating-point sums of the CPU. Seed 0 lost none on
+    a Zen 4 and one on an Ice Lake; seeds 0-2 lost 0-2 at generation 10 there
+    (docs/zero.md, "The Gumbel root").
+    """
     settings = dataclasses.replace(TICTACTOE, simulations=8, root="gumbel", gumbel_m=9)
     state = run_zero(tmp_path / "ttt", settings, 10)
     assert state["history"][-1]["train"]["loss"] < state["history"][0]["train"]["loss"]
-    never_loses(tmp_path / "ttt", 10)
+    start = network_path(tmp_path / "ttt", 0)
+    assert len(losses_against_perfect(lambda: ZeroAgent.from_file(start, simulations=1))) >= 10
+    best = network_path(tmp_path / "ttt", 10)
+    for simulations in (1, 25):
+        lost = losses_against_perfect(lambda s=simulations: ZeroAgent.from_file(best, simulations=s))
+        assert len(lost) <= 3, lost
 
 
 @pytest.mark.slow
