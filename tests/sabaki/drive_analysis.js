@@ -25,7 +25,10 @@ async function main() {
         if (lines.length >= want) enough()
       }
     })
-    await Promise.race([gotEnough, new Promise(resolve => setTimeout(resolve, 90000))])
+    // The give-up timer is cleared once enough lines came: a pending timer keeps Node running until it fires.
+    let timer
+    await Promise.race([gotEnough, new Promise(resolve => (timer = setTimeout(resolve, 90000)))])
+    clearTimeout(timer)
     const stopper = engine.sendCommand({name: 'name'})
     const response = await analysis
     const after = await stopper
