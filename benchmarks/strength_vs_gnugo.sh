@@ -11,7 +11,9 @@
 #
 # Colours alternate; komi 7.5, Chinese rules, positional superko for both; GNU Go's final_score is the referee.
 # GNU Go gets another --seed every game ({seed}: fuseki eval fills it in), so that a deterministic agent (a
-# network's argmax) still plays 50 different games. No clock is sent (with one, GNU Go ignores --level).
+# network's argmax) plays different games; GNU Go's seed moves few of its choices, so the result says how many
+# games were distinct (distinct_games), and an agent with temperature_moves varies its own openings.
+# No clock is sent (with one, GNU Go ignores --level).
 # WORKERS (default 1) games at a time: give each a core when the agent's budget is in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,6 +8,7 @@ fractions), and against SciPy where it is installed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 import sys
@@ -410,6 +411,23 @@ def test_resume_reuses_finished_games_and_replays_broken_ones(tmp_path: Path) ->
     assert second.games == 5 and (tmp_path / "game_0005.sgf").exists()
     with pytest.raises(EvalSettingsMismatch, match="seed"):
         evaluate(EvalSettings("random", "uniform", size=5, seed=4, max_moves=60), 5, sgf_dir=tmp_path)
+
+
+def test_distinct_games_count_repeats_the_same_whether_played_or_read_back(tmp_path: Path) -> None:
+    settings = EvalSettings("random", "mcts:playouts=8", size=5, seed=5, max_moves=60)
+    played = evaluate(settings, 4, sgf_dir=tmp_path)
+    assert played.match.distinct_games == 4  # random's games differ
+    read = evaluate(settings, 4, sgf_dir=tmp_path)  # every game from its SGF file
+    assert [o.reused for o in read.match.outcomes] == [True] * 4
+    assert [o.digest for o in read.match.outcomes] == [o.digest for o in played.match.outcomes]
+    # Game 3 (A Black, as in game 1) becomes a copy of game 1: three distinct games of four.
+    (tmp_path / "game_0003.sgf").write_bytes((tmp_path / "game_0001.sgf").read_bytes())
+    again = evaluate(settings, 4, sgf_dir=tmp_path)
+    assert again.match.distinct_games == 3
+    assert again.to_dict()["distinct_games"] == 3 and "; 3 distinct" in again.match.describe()
+    # Outcomes without a digest (built by hand) leave the count unknown rather than guessed.
+    bare = dataclasses.replace(again.match.outcomes[0], digest="")
+    assert dataclasses.replace(again.match, outcomes=(bare, *again.match.outcomes[1:])).distinct_games is None
 
 
 def test_agent_file_plays_in_process(tiny_agent_file: Path) -> None:

@@ -34,7 +34,7 @@ from fuseki.arena.go_plugin import (
 )
 from fuseki.arena.gtp_player import GtpAgent
 from fuseki.arena.loop import Outcome
-from fuseki.arena.outcome import GameOutcome, a_color, side_of
+from fuseki.arena.outcome import GameOutcome, a_color, moves_digest, side_of
 from fuseki.arena.scoring import Referee, Scorer, scored_by
 from fuseki.arena.specs import AgentSpec, build_agent
 from fuseki.go import kernels as K
@@ -152,6 +152,7 @@ def play_numbered_game(settings: EvalSettings, number: int) -> tuple[GameOutcome
         forfeit_reason(outcome) if forfeited else "; ".join(outcome.notes),
         len(record.moves),
         dead_stones=None if forfeited else scored_by("\n".join(outcome.notes)),
+        digest=moves_digest(record.moves),
     )
     return game, record.to_sgf()
 

@@ -65,6 +65,7 @@ from fuseki.arena.outcome import (
     TimeLoss,
     a_color,
     game_progress,
+    moves_digest,
     side_of,
 )
 from fuseki.arena.records import game_file, games_folder, locked, prepare_games_folder, read_finished
@@ -559,4 +560,5 @@ class Match:
             reason if forfeited is not None else "; ".join(notes),
             len(record.moves),
             dead_stones=None if forfeited is not None else scored_by("\n".join(notes)),
+            digest=moves_digest(record.moves),
         )

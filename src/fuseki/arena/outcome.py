@@ -16,6 +16,7 @@ says (binomial test, Elo). These records are shared by ``fuseki match``,
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -38,6 +39,7 @@ __all__ = [
     "GameOutcome",
     "MatchSummary",
     "PairResult",
+    "moves_digest",
     "PlayedGame",
     "a_color",
     "game_progress",
@@ -107,6 +109,8 @@ class GameOutcome:
     #: The dead-stone estimate of our own count when it scored the game
     #: (``none``, ``playouts``, ``network``); ``None``: a referee scored it, or nobody (resign, forfeit).
     dead_stones: str | None = None
+    #: :func:`moves_digest` of the game's moves: games with the same digest are the same game. ``""``: unknown.
+    digest: str = ""
 
     @property
     def forfeit(self) -> bool:
@@ -154,6 +158,19 @@ def game_progress(outcome: GameOutcome, games: int, tally: Iterable[GameOutcome]
     return Progress(len(outs), games, "game", line, {**outcome.to_dict(), "a_wins": a, "b_wins": b, "draws": d})
 
 
+def moves_digest(moves: Iterable[Any]) -> str:
+    """A fingerprint of a game's main line (each move's colour and point): equal digests, the same game.
+
+    ``moves`` are :class:`~fuseki.go.sgf.RecordedMove` s, as a played game's
+    record and the same game read back from its SGF file both hold them, so
+    a resumed match counts its earlier games the same way.
+    """
+    h = hashlib.sha1()
+    for m in moves:
+        h.update(f"{m.color.letter}{m.move!r};".encode())
+    return h.hexdigest()[:16]
+
+
 @dataclasses.dataclass(frozen=True)
 class MatchSummary:
     """The tally of a match. Forfeits count as wins for the other engine, draws half for each."""
@@ -188,6 +205,18 @@ class MatchSummary:
         return sum(o.kind == "time" for o in self.outcomes)
 
     @property
+    def distinct_games(self) -> int | None:
+        """How many games differ in their moves; ``None`` when a game's moves are unknown (no digest).
+
+        Two deterministic engines, or a deterministic agent against an engine
+        whose seed barely changes its play, repeat games: a repeated game is
+        not new evidence, so a match's report says how many were distinct.
+        """
+        if any(not o.digest for o in self.outcomes):
+            return None
+        return len({o.digest for o in self.outcomes})
+
+    @property
     def a_win_rate(self) -> float | None:
         """A's score per game (draws half); ``None`` with no games."""
         return (self.a_wins + 0.5 * self.draws) / self.games if self.games else None
@@ -212,6 +241,7 @@ class MatchSummary:
             "b_forfeits": sum(o.forfeit and o.winner == "A" for o in self.outcomes),
             "a_time_losses": sum(o.kind == "time" and o.winner == "B" for o in self.outcomes),
             "b_time_losses": sum(o.kind == "time" and o.winner == "A" for o in self.outcomes),
+            "distinct_games": self.distinct_games,
             "engine_a": self.engine_a,
             "engine_b": self.engine_b,
             "results": [o.to_dict() for o in self.outcomes],
@@ -224,6 +254,7 @@ class MatchSummary:
                 f"A = {self.engine_a}, B = {self.engine_b}: {self.games} games, A {self.a_wins} wins, "
                 f"B {self.b_wins} wins, {self.draws} draws ({self.forfeits} by forfeit"
                 + (f", {self.time_losses} on time)" if self.time_losses else ")")
+                + ("" if self.distinct_games is None else f"; {self.distinct_games} distinct")
             )
         ]
         if self.games:

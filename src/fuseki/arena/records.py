@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fuseki.arena.outcome import GameOutcome, a_color, side_of
+from fuseki.arena.outcome import GameOutcome, a_color, moves_digest, side_of
 from fuseki.arena.scoring import scored_by
 from fuseki.go.sgf import SgfError, load_sgf, parse_result
 from fuseki.util.runs import RunFolder, field_defaults
@@ -89,4 +89,5 @@ def read_finished(path: Path, number: int) -> GameOutcome | None:
         len(record.moves),
         reused=True,
         dead_stones=scored_by(record.comment),
+        digest=moves_digest(record.moves),
     )
