@@ -94,7 +94,7 @@ def test_network_file_round_trip_and_agent(tmp_path: Path) -> None:
 
 def test_go_zero_agent_from_the_registry(tmp_path: Path) -> None:
     from fuseki.agents import make_agent
-    from fuseki.go.state import GameState
+    from fuseki.go.state import GameState, Move, Point
 
     game = make_game("go", size=5)
     torch.manual_seed(4)
@@ -108,6 +108,20 @@ def test_go_zero_agent_from_the_registry(tmp_path: Path) -> None:
         state = state.play(move)
     with pytest.raises(ValueError, match="5x5 only, not 7x7"):
         agent.select_move(GameState.new(7))
+    # resign_below: 1.0 resigns unless the search is sure of a win, but not before a quarter of the board.
+    resigner = make_agent("zero", model=str(path), simulations=12, resign_below=1.0)
+    placed = GameState.new(5)
+    for row, col in ((0, 0), (4, 4), (0, 4), (4, 0), (2, 2)):
+        placed = placed.play(Move.play(Point(row, col)))
+    assert placed.move_number == 5  # 25 // 4 = 6 moves before it may resign
+    assert not resigner.select_move(placed).is_resign
+    assert float(resigner.agent.last_result.value) < 1.0
+    assert resigner.select_move(placed.play(Move.play(Point(1, 1)))).is_resign
+    never = make_agent("zero", model=str(path), simulations=12, resign_below=-1.0)  # no value is under -1
+    assert not never.select_move(placed).is_resign
+    for bad in (1.5, -2.0, "x"):
+        with pytest.raises(ValueError, match="resign_below must be a value in"):
+            make_agent("zero", model=str(path), resign_below=bad)
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("zero")
     hexapawn = tmp_path / "hexapawn.safetensors"

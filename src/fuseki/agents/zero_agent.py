@@ -259,6 +259,8 @@ class ZeroAgent:
         self.temperature_moves = temperature_moves
         self.rng = np.random.default_rng(seed)
         self.moves_played = 0
+        #: The search's result for the last move chosen (its root value, visits): what a caller that resigns reads.
+        self.last_result: Any = None
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], **options: Any) -> ZeroAgent:
@@ -274,6 +276,7 @@ class ZeroAgent:
         if state.is_over():
             raise ValueError("the game is over: there is no move to select")
         result = self.search.search(state) if self.seconds is None else self._search_for(state, self.seconds)
+        self.last_result = result
         move = result.move
         if self.moves_played < self.temperature_moves:
             pi = result.pi(1.0) if result.improved is None else result.improved
@@ -299,11 +302,22 @@ class ZeroAgent:
 
 
 class GoZeroAgent:
-    """A Zero network trained on Go, for the Go frontends: shown the rules engine's state, answers its ``Move``."""
+    """A Zero network trained on Go, for the Go frontends: shown the rules engine's state, answers its ``Move``.
+
+    ``resign_below``: resign when the search's root value (the mover's, in
+    [−1, 1]) is under it, once a quarter of the board's points have been
+    played. A Zero search scores a finished game by area with every stone
+    alive, as it was trained; in a lost game every move loses by that count,
+    and without resigning the agent plays on into its own eyes while the
+    opponent passes (docs/zero.md). ``None`` never resigns: the rating and
+    the matches of docs/zero.md play every game out.
+    """
 
     name = "zero"
 
-    def __init__(self, agent: ZeroAgent, board_size: int, options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, agent: ZeroAgent, board_size: int, options: dict[str, Any] | None = None, resign_below: float | None = None
+    ) -> None:
         # Imported here: the Go adapter loads the rules engine's Numba kernels, which other games never need.
         from fuseki.games.go import GoGame, GoGameState
 
@@ -314,6 +328,7 @@ class GoZeroAgent:
         self.board_size = board_size
         #: ZeroAgent's options, to build it again for another rule set.
         self._options = dict(options or {})
+        self.resign_below = resign_below
 
     def select_move(self, state: Any) -> Any:
         if state.size != self.board_size:
@@ -325,7 +340,18 @@ class GoZeroAgent:
             game = self._game(size=state.size, rules=state.rules, history=self.agent.game.history,
                               encoder=self.agent.game.encoder)
             self.agent = ZeroAgent(game, self.agent.network, **self._options)
-        return self.agent.select_move(self._wrap(state))
+        move = self.agent.select_move(self._wrap(state))
+        result = self.agent.last_result
+        if (
+            self.resign_below is not None
+            and state.move_number >= state.size * state.size // 4
+            and result is not None
+            and float(result.value) < self.resign_below
+        ):
+            from fuseki.go.state import Move
+
+            return Move.resign()
+        return move
 
 
 def make_zero_agent(
@@ -338,6 +364,7 @@ def make_zero_agent(
     root: str = "puct",
     gumbel_m: int = 16,
     seconds: float | None = None,
+    resign_below: float | None = None,
 ) -> GoZeroAgent:
     """The registry's ``zero``: the Go network of ``model`` (a Zero file of ``fuseki zero train go``) with PUCT
     (the Numba Go search; ``root="gumbel"``: Gumbel AlphaZero's root).
@@ -346,7 +373,9 @@ def make_zero_agent(
     (seeded by ``seed``), so that games against a deterministic opponent
     differ (a rating's games, ``fuseki zero rate``); 0 plays the most visited
     move always. ``seconds``: think that long a move instead (``simulations``
-    is then ignored; :class:`ZeroAgent`).
+    is then ignored; :class:`ZeroAgent`). ``resign_below``: resign under
+    that root value (:class:`GoZeroAgent`; the 9×9 run's false-resignation
+    table puts 5 % at −0.96); ``None`` never resigns.
     """
     if model is None:
         raise InputError("agent 'zero' needs a model: --model FILE (a gen-NNNN.safetensors of `fuseki zero train go`)")
@@ -354,6 +383,8 @@ def make_zero_agent(
         raise InputError(f"simulations must be a whole number of at least 1, got {simulations!r}")
     if temperature_moves < 0:
         raise InputError(f"temperature_moves must be 0 or more, got {temperature_moves}")
+    if resign_below is not None and not (isinstance(resign_below, (int, float)) and -1.0 <= resign_below <= 1.0):
+        raise InputError(f"resign_below must be a value in [-1, 1], got {resign_below!r}")
     if root not in ("puct", "gumbel") or gumbel_m < 1:
         raise InputError(f"root must be puct or gumbel and gumbel_m at least 1, got {root!r} and {gumbel_m}")
     network, game, _ = load_zero_network(model)
@@ -361,4 +392,4 @@ def make_zero_agent(
         raise InputError(f"{model} is a Zero network for {game.name}, not Go")
     options: dict[str, Any] = dict(simulations=simulations, c_puct=c_puct, device=device, seed=seed,
                                    temperature_moves=temperature_moves, root=root, gumbel_m=gumbel_m, seconds=seconds)
-    return GoZeroAgent(ZeroAgent(game, network, **options), game.size, options)
+    return GoZeroAgent(ZeroAgent(game, network, **options), game.size, options, resign_below=resign_below)
