@@ -129,6 +129,38 @@ def test_cuda_matches_the_cpu(game: Game) -> None:
     np.testing.assert_allclose(values, cpu_values, atol=2e-3)
 
 
+@pytest.mark.parametrize("design", ["residual", "conv", "mlp"])
+def test_channels_last_layout_gives_the_same_answers_and_leaves_the_weights_alone(design: str) -> None:
+    from fuseki.agents.zero_agent import build_zero_network
+    from fuseki.games import make_game
+
+    game = make_game("hexapawn") if design == "mlp" else GoGame(size=9)
+    torch.manual_seed(3)
+    net = build_zero_network(game, 2, 16, 16, network=design)
+    planes, masks = random_batch(game, 24, seed=4)
+    plain = Batcher(net, device="cpu", channels_last=False)
+    nhwc = Batcher(net, device="cpu", channels_last=True)
+    x = torch.from_numpy(planes)
+    assert nhwc.use_channels_last(x) and not plain.use_channels_last(x)
+    p0, v0 = plain(planes, masks)
+    p1, v1 = nhwc(planes, masks)
+    np.testing.assert_allclose(p1, p0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v1, v0, rtol=1e-5, atol=1e-6)
+    assert all(t.is_contiguous() for t in net.parameters())  # a network in training keeps its layout
+
+
+def test_channels_last_rule_cpu_fp32_batches_of_four_or_more() -> None:
+    game = GoGame(size=9)
+    net = random_dual(game, 2)
+    auto = Batcher(net, device="cpu")
+    c, h, w = game.planes_shape
+    big = torch.zeros(fuseki.nets.batcher.CHANNELS_LAST_MIN_BATCH, c, h, w)
+    assert auto.use_channels_last(big)
+    assert not auto.use_channels_last(big[:1])  # one position: the contiguous pass is faster
+    assert not auto.use_channels_last(torch.zeros(4, c * h * w))  # flat planes have no layout
+    assert not Batcher(net, device="cpu", precision="bf16").use_channels_last(big)  # measured in fp32 only
+
+
 def test_bf16_gives_float32_answers_close_to_fp32() -> None:
     """The bfloat16 forward pass (an option for self-play) keeps the contract: float32 out, 0 off the mask, rows summing to 1."""
     game = GoGame(size=9)

@@ -173,12 +173,13 @@ def test_tictactoe_from_zero_never_loses_to_perfect_play(tmp_path: Path) -> None
 def test_tictactoe_from_zero_with_the_gumbel_root_and_few_simulations(tmp_path: Path) -> None:
     """Gumbel AlphaZero's root learns from 8 simulations a move (the PUCT run above uses 30).
 
-    The random network of generation 0 loses 13-16 of the 18 games against
-    perfect play; after ten generations at most 3, with the network alone and
+    The random network of generation 0 loses 11-17 of the 18 games against
+    perfect play; after ten generations at most 6, with the network alone and
     with a 25-simulation search. Not "none" as with 30 simulations: at 8 the
-    outcome moves with the floating-point sums of the CPU. Seed 0 lost none on
-    a Zen 4 and one on an Ice Lake; seeds 0-2 lost 0-2 at generation 10 there
-    (docs/zero.md, "The Gumbel root").
+    outcome moves with the floating-point sums of the CPU and of the input
+    layout. Over seeds 0-2 and generations 8-13, in both layouts, the network
+    alone lost 0-6 and the 25-simulation search 0-4 on an Ice Lake
+    (benchmarks/results/zero_ttt_seeds*.json; docs/zero.md, "The Gumbel root").
     """
     settings = dataclasses.replace(TICTACTOE, simulations=8, root="gumbel", gumbel_m=9)
     state = run_zero(tmp_path / "ttt", settings, 10)
@@ -188,7 +189,7 @@ def test_tictactoe_from_zero_with_the_gumbel_root_and_few_simulations(tmp_path: 
     best = network_path(tmp_path / "ttt", 10)
     for simulations in (1, 25):
         lost = losses_against_perfect(lambda s=simulations: ZeroAgent.from_file(best, simulations=s))
-        assert len(lost) <= 3, lost
+        assert len(lost) <= 6, lost
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ from safetensors.torch import save as save_tensors
 from torch.nn import functional as F
 
 from fuseki.games.base import Game
+from fuseki.nets.batcher import fast_layout
 from fuseki.util.device import select_device
 
 __all__ = [
@@ -107,7 +108,7 @@ def evaluate_loss(network: torch.nn.Module, planes: np.ndarray, pi: np.ndarray, 
     with torch.no_grad():
         total, v, p = zero_loss(
             network,
-            torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(dev),
+            fast_layout(torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(dev), dev),
             torch.from_numpy(np.ascontiguousarray(pi, dtype=np.float32)).to(dev),
             torch.from_numpy(np.ascontiguousarray(z, dtype=np.float32)).to(dev),
         )
@@ -202,7 +203,7 @@ def train_network(
         for rows in batches:
             if len(rows) < 2:
                 continue
-            x = torch.from_numpy(np.ascontiguousarray(ep_planes[rows], dtype=np.float32)).to(dev)
+            x = fast_layout(torch.from_numpy(np.ascontiguousarray(ep_planes[rows], dtype=np.float32)).to(dev), dev)
             p = torch.from_numpy(np.ascontiguousarray(ep_pi[rows], dtype=np.float32)).to(dev)
             t = torch.from_numpy(np.ascontiguousarray(z[rows], dtype=np.float32)).to(dev)
             total, v_loss, p_loss = zero_loss(network, x, p, t)
