@@ -22,8 +22,6 @@ One torch thread, float32 (channels-last is used for fp32 only: see ``fuseki.net
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import shlex
 import statistics
 import sys
@@ -128,17 +126,6 @@ def train_rates(net: Any, shape: tuple[int, int, int], batch: int, rounds: int) 
     return out
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what the platform module says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", help="a Zero network file for 9x9 Go (default: a random 4x64 network)")
@@ -149,10 +136,13 @@ def main() -> int:
     parser.add_argument("--train-batch", type=int, default=256, help="the batch of the training steps (the 9x9 run's)")
     parser.add_argument("--batches", default="1,4,8,16,32,64,128,256", help="batch sizes of the forward passes")
     args = parser.parse_args()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # a bad --out fails before the measurement, not after
 
     import torch
 
     from fuseki.agents.zero_agent import build_zero_network, load_zero_network
+    from fuseki.bench.common import machine_info
+    from fuseki.util.atomic import write_json_atomic
     from fuseki.games.go import GoGame
 
     torch.set_num_threads(1)
@@ -169,7 +159,8 @@ def main() -> int:
     result: dict[str, Any] = {
         "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpu": cpu_name(), "torch": torch.__version__},
+        "machine": machine_info(),
+        "torch": torch.__version__,
         "model": args.model or "random 4x64",
     }
     parts = set(args.parts.split(","))
@@ -182,12 +173,8 @@ def main() -> int:
         result["selfplay"] = selfplay_rates(net, args.moves, args.rounds)
     if "train" in parts:
         result["train"] = train_rates(net, game.planes_shape, args.train_batch, args.rounds)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(out)
-    print(f"written: {out}")
+    write_json_atomic(args.out, result)
+    print(f"written: {args.out}")
     return 0
 
 

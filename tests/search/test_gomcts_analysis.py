@@ -100,7 +100,8 @@ def test_progress_reports_at_the_interval() -> None:
     info = GoMCTS(MCTSConfig(seed=1)).search(
         GameState.new(9, komi=7.5), seconds=0.8, progress=reports.append, interval=0.1
     )
-    assert 4 <= len(reports) <= 9
+    # About 8 at 0.1 s apart; a starved process (a niced test beside two busy jobs on 2 cores) got 3.
+    assert 2 <= len(reports) <= 9
     counts = [r.playouts for r in reports]
     assert counts == sorted(counts) and counts[-1] <= info.playouts
     assert all(not r.interrupted for r in reports)

@@ -317,6 +317,7 @@ def load_agent_file(path_or_name: str | os.PathLike[str]) -> tuple[Any, AgentFil
     import safetensors
     import safetensors.torch
 
+    from fuseki.nets.denormals import flush_subnormal_weights
     from fuseki.nets.registry import build_network
 
     path = resolve_agent_path(path_or_name)
@@ -351,6 +352,9 @@ def load_agent_file(path_or_name: str | os.PathLike[str]) -> tuple[Any, AgentFil
             f"{path}: the weights do not fit network {info.network!r} with options {info.network_options}: {problem}"
         )
     model.load_state_dict(tensors, strict=True)
+    # Weight decay leaves many weights subnormal, which slows every product with them on x86 by 10x or more
+    # (fuseki.nets.denormals); zero is the same weight at float32 precision.
+    flush_subnormal_weights(model)
     model.eval()
     return model, info
 
