@@ -22,3 +22,28 @@ def test_a_part_the_model_lacks_is_named():
         make_agent("alphago", priors="rl", device="cpu")
     with pytest.raises(InputError, match="no AlphaGo model folder"):
         make_agent("alphago", model="no-such-model", device="cpu")
+
+
+def test_the_shipped_networks_evaluate_at_full_speed_with_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader zeroed the SL policy's subnormal weights (15 % of them), and a batch goes in channels-last.
+
+    Neither changes an answer beyond float rounding: the priors and values of
+    a batch of 16 equal those of the contiguous layout.
+    """
+    import numpy as np
+    import torch
+
+    import fuseki.nets.batcher as batcher
+    from fuseki.agents.alphago_agent import load_alphago_model
+
+    model = load_alphago_model("alphago-9x9", device="cpu")
+    tiny = torch.finfo(torch.float32).tiny
+    for net in (model.policy, model.value):
+        assert not any(((p != 0) & (p.abs() < tiny)).any() for p in net.parameters())
+    planes = (np.random.default_rng(3).random((16, 49, 9, 9)) < 0.3).astype(np.float32)
+    priors, values = model.evaluate(planes, True, True)
+    monkeypatch.setattr(batcher, "CHANNELS_LAST_MIN_BATCH", 10**9)  # the rule now says: never
+    plain_priors, plain_values = model.evaluate(planes, True, True)
+    assert priors.shape == (16, 81) and values.shape == (16,)
+    np.testing.assert_allclose(priors, plain_priors, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(values, plain_values, rtol=1e-4, atol=1e-6)

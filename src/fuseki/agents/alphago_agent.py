@@ -136,6 +136,7 @@ class AlphaGoModel:
 
     def evaluate(self, planes: np.ndarray, need_priors: bool, need_values: bool) -> tuple[np.ndarray, np.ndarray]:
         """The search's evaluator: policy softmax over the points and value in [-1, 1], one batch each."""
+        from fuseki.nets.batcher import fast_layout
         from fuseki.nets.inference import inference
 
         torch = self._torch
@@ -147,7 +148,9 @@ class AlphaGoModel:
         # One CPU thread whatever the batch: a search's batches are small, and torch's pool spins against the
         # search's own work and the machine's other programs (71 ms a call against a few, measured here).
         with inference(self.device, 1):
-            x = torch.from_numpy(planes).to(self.device, dtype=torch.float32)
+            # Channels-last for a batch of 4 or more: 1.24x at batch 4, 1.58x at 16 for the policy and value
+            # together on one Ice Lake thread (fuseki.nets.batcher.fast_layout).
+            x = fast_layout(torch.from_numpy(planes).to(self.device, dtype=torch.float32), self.device)
             if need_priors:
                 priors = torch.softmax(self.policy(x[:, :48]).float(), dim=1).cpu().numpy()
             if need_values:
