@@ -133,6 +133,8 @@ def figures() -> list[dict[str, Any]]:
          "docs/rl.md", "pg-v1-cube-level1-clock.json", "policy-cube-level1-clock.json", "less"),
         ("PG v1 vs v0 (supervised policy-9x9), both plain softmax, against GNU Go with a clock",
          "docs/rl.md", "pg-v1-level1-clock.json", "policy-level1-clock.json", "less"),
+        ("MCTS 5 s a move: AlphaGo's SL policy as root priors vs none, against GNU Go level 10 (no difference shown)",
+         "docs/alphago.md", "mcts-prior-5s-level10.json", "mcts-5s-level10.json", "greater"),
     ]
     for claim, doc, a, b, direction in pairs:
         out.append(two_counts(claim, doc, [f"{p}/{a}", f"{p}/{b}"], _match(f"{p}/{a}"), _match(f"{p}/{b}"), direction))
