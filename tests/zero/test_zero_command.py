@@ -62,6 +62,11 @@ def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.Cap
         ["--resign", "-2"],
         ["--resign-target", "1.5"],
         ["--optimizer", "rmsprop"],
+        ["--lr-schedule", "100"],
+        ["--lr-schedule", "100:abc"],
+        ["--lr-schedule", "0:0.01"],
+        ["--lr-schedule", "10:-1"],
+        ["--lr-schedule", "20:0.01,10:0.001"],
         ["--bogus"],
     ],
 )
@@ -70,6 +75,21 @@ def test_bad_flags_exit_2(flag: list[str], capsys: pytest.CaptureFixture[str]) -
         main(["zero", "train", "tictactoe", "--out", "x", *flag])
     assert exit_info.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_lr_schedule_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    argv = ["zero", "train", "hexapawn", "--out", str(out), "--json", *TINY]
+    assert main([*argv, "--generations", "2", "--lr-schedule", "2:0.005"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [e["train"]["lr"] for e in result["history"]] == [0.02, 0.005]
+    assert json.loads((out / "zero.json").read_text())["settings"]["lr_schedule"] == [[2, 0.005]]
+    # a resumed run may drop the rate of a generation it has not trained, not of one it has
+    assert main([*argv, "--generations", "3", "--lr-schedule", "2:0.005,3:0.001"]) == 0
+    assert [e["train"]["lr"] for e in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["history"]] == [0.02, 0.005, 0.001]
+    assert main([*argv, "--generations", "4", "--lr-schedule", "2:0.004"]) == 2
+    err = capsys.readouterr().err
+    assert "has trained generation 2 at learning rate 0.005" in err and err.count("\n") == 1
 
 
 def test_help_defaults_are_the_settings_defaults() -> None:

@@ -25,6 +25,7 @@ from fuseki.zero.loop import (  # noqa: E402
     recorded_hours,
     resign_threshold_for,
     run_zero,
+    settings_at,
 )
 from fuseki.zero.selfplay import calibrate_resign  # noqa: E402
 
@@ -73,6 +74,61 @@ def test_a_second_run_or_other_settings_are_refused(tmp_path: Path) -> None:
     run_zero(tmp_path / "run", TINY, 0)
     with pytest.raises(RunMismatch, match="simulations: 8 there, 9 now"):
         run_zero(tmp_path / "run", dataclasses.replace(TINY, simulations=9), 1)
+
+
+def test_a_learning_rate_drop_added_on_resume_trains_as_if_planned(tmp_path: Path) -> None:
+    planned = dataclasses.replace(TINY, lr_schedule=((3, 0.002),))
+    straight = run_zero(tmp_path / "planned", planned, 3)
+    assert [e["train"]["lr"] for e in straight["history"]] == [0.02, 0.02, 0.002]
+    run_zero(tmp_path / "amended", TINY, 2)  # the run as first started, without a schedule ...
+    amended = run_zero(tmp_path / "amended", planned, 3)  # ... and the drop added before generation 3
+    assert without_times(amended) == without_times(straight)
+    for x, y in zip(weights(network_path(tmp_path / "planned", 3)), weights(network_path(tmp_path / "amended", 3)), strict=True):
+        assert torch.equal(x, y)
+    saved = json.loads((tmp_path / "amended" / "zero.json").read_text())
+    assert saved["settings"]["lr_schedule"] == [[3, 0.002]]
+    assert saved["amendments"] == [{"from_generation": 3, "changes": {"lr_schedule": {"was": [], "now": [[3, 0.002]]}}}]
+    # the drop changes the weights: the same generation at the old rate is another network
+    run_zero(tmp_path / "kept", TINY, 3)
+    assert any(
+        not torch.equal(x, y)
+        for x, y in zip(weights(network_path(tmp_path / "kept", 3)), weights(network_path(tmp_path / "amended", 3)), strict=True)
+    )
+    # a generation already trained keeps its rate, and the schedule may not hide another change
+    with pytest.raises(RunMismatch, match="has trained generation 2 at learning rate 0.02"):
+        run_zero(tmp_path / "amended", dataclasses.replace(TINY, lr_schedule=((2, 0.002),)), 4)
+    with pytest.raises(RunMismatch, match="simulations: 8 there, 9 now"):
+        run_zero(tmp_path / "amended", dataclasses.replace(planned, lr_schedule=((4, 0.001),), simulations=9), 4)
+    with pytest.raises(ValueError, match="increasing"):
+        ZeroSettings(lr_schedule=((5, 0.01), (5, 0.001)))
+    assert ZeroSettings(lr=0.1, lr_schedule=((3, 0.01), (6, 0.001))).lr_at(2) == 0.1
+    assert [ZeroSettings(lr=0.1, lr_schedule=((3, 0.01), (6, 0.001))).lr_at(g) for g in (3, 5, 6, 9)] == [0.01, 0.01, 0.001, 0.001]
+
+
+def test_a_larger_window_drawn_from_applies_from_the_next_generation_and_survives_a_resume(tmp_path: Path) -> None:
+    run_zero(tmp_path / "a", TINY, 2)
+    wider = dataclasses.replace(TINY, window=3, train_samples=40)
+    straight = run_zero(tmp_path / "a", wider, 4)
+    assert [e["train"]["window"] for e in straight["history"]] == [[1, 1], [1, 2], [1, 3], [2, 4]]
+    assert [e["train"]["samples"] for e in straight["history"]][2:] == [40, 40]  # each epoch
+    assert all(e["train"]["samples"] > 40 for e in straight["history"][:2])  # all of a window of 2
+    saved = json.loads((tmp_path / "a" / "zero.json").read_text())
+    assert saved["amendments"] == [
+        {"from_generation": 3, "changes": {"window": {"was": 2, "now": 3}, "train_samples": {"was": None, "now": 40}}}
+    ]
+    assert settings_at(wider, saved["amendments"], 2) == TINY and settings_at(wider, saved["amendments"], 3) == wider
+    # the same amendment, the run stopped after generation 3 and resumed: the same state and weights
+    run_zero(tmp_path / "b", TINY, 2)
+    run_zero(tmp_path / "b", wider, 3)
+    resumed = run_zero(tmp_path / "b", wider, 4)
+    assert without_times(resumed) == without_times(straight)
+    for x, y in zip(weights(network_path(tmp_path / "a", 4)), weights(network_path(tmp_path / "b", 4)), strict=True):
+        assert torch.equal(x, y)
+    # the same settings again add no amendment
+    run_zero(tmp_path / "b", wider, 4)
+    assert len(json.loads((tmp_path / "b" / "zero.json").read_text())["amendments"]) == 1
+    with pytest.raises(ValueError, match="train_samples must be at least 2"):
+        ZeroSettings(train_samples=1)
 
 
 def test_the_resignation_threshold_is_recalibrated_before_each_generation(tmp_path: Path) -> None:

@@ -165,6 +165,14 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
     tr.add_argument(
         "--window", type=int_at_least(1), default=d.window, help=f"train on the positions of the last W generations (default {d.window})"
     )
+    tr.add_argument(
+        "--train-samples",
+        type=int_at_least(2),
+        default=d.train_samples,
+        metavar="N",
+        help="train each generation on a uniform draw of N of the window's samples (default all); "
+        "with --window and --lr-schedule, a resumed run may change it for the generations to come",
+    )
     tr.add_argument("--epochs", type=int_at_least(1), default=d.epochs, help=f"passes over the window (default {d.epochs})")
     tr.add_argument("--batch-size", type=int_at_least(2), default=d.batch_size, help=f"default {d.batch_size}")
     tr.add_argument("--optimizer", choices=("sgd", "adam"), default=d.optimizer, help=f"default {d.optimizer}")
@@ -175,6 +183,14 @@ def _add_train_arguments(p: argparse.ArgumentParser) -> None:
         help=f"SGD's momentum (default {d.momentum})",
     )
     tr.add_argument("--lr", type=positive_float, default=d.lr, help=f"learning rate (default {d.lr})")
+    tr.add_argument(
+        "--lr-schedule",
+        type=lr_schedule,
+        default=d.lr_schedule,
+        metavar="G:LR[,G:LR...]",
+        help="drop the learning rate: LR from generation G's training on (AlphaGo Zero's annealing); "
+        "a resumed run may change it for generations it has not trained yet",
+    )
     tr.add_argument(
         "--weight-decay",
         type=float_type(lambda v: math.isfinite(v) and v >= 0, "must be 0 or more"),
@@ -244,9 +260,30 @@ class ZeroDefaults:
     batch_size = 64
     optimizer = "sgd"
     lr = 0.02
+    lr_schedule: tuple[tuple[int, float], ...] = ()
+    train_samples: int | None = None
     momentum = 0.9
     weight_decay = 1e-4
     gate_games = 20
+
+
+def lr_schedule(text: str) -> tuple[tuple[int, float], ...]:
+    """``--lr-schedule``: ``100:0.002,150:0.0002`` as ``((100, 0.002), (150, 0.0002))``; an argparse type."""
+    pairs = []
+    for part in text.split(","):
+        generation, sep, rate = part.strip().partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            g, lr = int(generation), float(rate)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected G:LR pairs such as 100:0.002,150:0.0002, got {text!r}") from None
+        if g < 1 or not (math.isfinite(lr) and lr > 0):
+            raise argparse.ArgumentTypeError(f"each G must be at least 1 and each LR positive, got {part.strip()!r}")
+        pairs.append((g, lr))
+    if [g for g, _ in pairs] != sorted({g for g, _ in pairs}):
+        raise argparse.ArgumentTypeError(f"the generations must increase, got {text!r}")
+    return tuple(pairs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -340,10 +377,12 @@ def _train(args: argparse.Namespace) -> int:
             root=args.root,
             gumbel_m=args.gumbel_m,
             window=args.window,
+            train_samples=args.train_samples,
             epochs=args.epochs,
             batch_size=args.batch_size,
             optimizer=args.optimizer,
             lr=args.lr,
+            lr_schedule=args.lr_schedule,
             momentum=args.momentum,
             weight_decay=args.weight_decay,
             augment=not args.no_augment,

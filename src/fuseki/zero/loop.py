@@ -26,7 +26,12 @@ generation, so an interrupted and resumed run ends where an uninterrupted one
 does. ``zero.json`` holds the settings: another run with other settings on
 the folder is refused (:class:`fuseki.util.runs.RunMismatch`, naming each
 difference), as is a second run while the first is still going
-(:class:`fuseki.util.runs.RunFolderBusy`). ``--generations`` is not a
+(:class:`fuseki.util.runs.RunFolderBusy`). The exceptions are the
+settings of training that :data:`AMENDABLE` names (the window, the samples
+drawn from it, the learning-rate schedule): a resumed run may change them for
+the generations still to come, and ``zero.json`` records each change with the
+generation it starts at (:func:`amend_settings`, :func:`settings_at`).
+``--generations`` is not a
 setting: a finished run can be extended. Nor is ``--hours``, the other limit:
 a run stops before a generation once its recorded self-play, training and
 gating time (:func:`recorded_hours`) reaches it, which is how a run of "at
@@ -44,6 +49,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,7 +64,7 @@ from fuseki.nets.batcher import resolve_precision
 from fuseki.util.atomic import write_atomic, write_json_atomic
 from fuseki.util.errors import InputError
 from fuseki.util.progress import Progress, ProgressCallback
-from fuseki.util.runs import RunFolder, field_defaults
+from fuseki.util.runs import RunFolder, RunMismatch, field_defaults, settings_diffs
 from fuseki.util.seeds import derive_seed
 from fuseki.util.device import select_device
 from fuseki.agents.zero_agent import NETWORK_KINDS, ZeroAgent, build_zero_network, load_zero_network, make_zero_game, save_zero_network
@@ -122,10 +128,18 @@ class ZeroSettings:
     gumbel_m: int = 16
     # training
     window: int = 4
+    #: Train each generation on a uniform draw of this many of the window's samples (AlphaGo Zero sampled its
+    #: mini-batches from a window of 500,000 games), so a large window costs no more time a generation;
+    #: ``None``: on all of them. With ``window``, a setting a resumed run may change (:func:`amend_settings`).
+    train_samples: int | None = None
     epochs: int = 4
     batch_size: int = 64
     optimizer: str = "sgd"
     lr: float = 0.02
+    #: AlphaGo Zero's annealing: ``((G, LR), ...)``, the learning rate from generation G's training on (the
+    #: starts increasing); before the first start, ``lr``. A resumed run may add a drop for generations it has
+    #: not trained (:func:`amend_settings`): a run's curve may level off before anyone knows where to drop it.
+    lr_schedule: tuple[tuple[int, float], ...] = ()
     momentum: float = 0.9
     weight_decay: float = 1e-4
     augment: bool = True
@@ -155,8 +169,23 @@ class ZeroSettings:
                 raise ValueError(f"resign_target must be in [0, 1), got {self.resign_target}")
             if self.no_resign_share <= 0.0:
                 raise ValueError("resign_target (--resign-target) needs no-resign games to measure (--no-resign-share above 0)")
+        if self.train_samples is not None and self.train_samples < 2:
+            raise ValueError(f"train_samples must be at least 2, got {self.train_samples}")
+        starts = [g for g, _ in self.lr_schedule]
+        if any(g < 1 for g in starts) or starts != sorted(set(starts)):
+            raise ValueError(f"lr_schedule's generations must be increasing and at least 1, got {starts}")
+        if any(not (math.isfinite(lr) and lr > 0) for _, lr in self.lr_schedule):
+            raise ValueError(f"lr_schedule's rates must be positive, got {[lr for _, lr in self.lr_schedule]}")
         self.selfplay_config()  # their own checks
         self.learner_config("cpu")
+
+    def lr_at(self, generation: int) -> float:
+        """The learning rate of generation ``generation``'s training (``lr_schedule``, else ``lr``)."""
+        rate = self.lr
+        for start, lr in self.lr_schedule:
+            if generation >= start:
+                rate = lr
+        return rate
 
     def selfplay_config(self, resign_threshold: float | None = None) -> SelfPlayConfig:
         """Self-play's settings; ``resign_threshold`` replaces the run's (a recalibrated one)."""
@@ -176,12 +205,13 @@ class ZeroSettings:
             gumbel_m=self.gumbel_m,
         )
 
-    def learner_config(self, device: str) -> LearnerConfig:
+    def learner_config(self, device: str, generation: int = 1) -> LearnerConfig:
+        """Generation ``generation``'s training settings (its learning rate from :meth:`lr_at`)."""
         return LearnerConfig(
             epochs=self.epochs,
             batch_size=self.batch_size,
             optimizer=self.optimizer,
-            lr=self.lr,
+            lr=self.lr_at(generation),
             momentum=self.momentum,
             weight_decay=self.weight_decay,
             augment=self.augment,
@@ -271,10 +301,18 @@ def run_zero(
     with run.locked():
         theirs = run.saved_settings()
         if theirs is not None:
-            run.check(theirs, mine, defaults=json.loads(json.dumps(field_defaults(ZeroSettings))))
+            defaults = json.loads(json.dumps(field_defaults(ZeroSettings)))
+            finished = load_state(folder)["generation"]
+            amended = amend_settings(run, theirs, mine, defaults, finished)
+            if amended is None:
+                run.check(theirs, mine, defaults=defaults)
+            else:
+                changes = ", ".join(f"{k} {c['was']} -> {c['now']}" for k, c in amended[-1]["changes"].items())
+                _say(progress, finished + 1, generations, f"amended from here on: {changes}", step="amend")
         else:
             run.write({"settings": mine})
         game = make_zero_game(settings.game, settings.game_options)
+        amendments = (run.read() or {}).get("amendments", [])
         if not network_path(folder, 0).exists():
             if settings.init is not None:
                 _save(folder, 0, _initial_network(settings), settings, {"init": settings.init})
@@ -292,7 +330,7 @@ def run_zero(
             for g in range(state["generation"] + 1, generations + 1):
                 if _out_of_time(state, hours):
                     break
-                state = _generation(folder, game, settings, g, generations, state, device, progress, runner)
+                state = _generation(folder, game, settings_at(settings, amendments, g), g, generations, state, device, progress, runner)
                 write_json_atomic(folder / STATE_FILE, state)
                 plot_losses(state, folder / LOSSES_PNG, title=f"fuseki zero: {game.name} training loss")
                 if settings.gating:
@@ -300,6 +338,77 @@ def run_zero(
         finally:
             runner.close()
         return state
+
+
+#: The settings a resumed run may change (:func:`amend_settings`): they shape only the training of the
+#: generations still to come, so the generations already made stay what they were.
+AMENDABLE = ("window", "train_samples", "lr_schedule")
+
+
+def amend_settings(
+    run: RunFolder, theirs: dict[str, Any], mine: dict[str, Any], defaults: dict[str, Any], finished: int
+) -> list[dict[str, Any]] | None:
+    """Record a change of :data:`AMENDABLE` settings from generation ``finished + 1`` on; the run's amendments.
+
+    AlphaGo Zero fixed its schedule in advance; a run on a small machine
+    learns where its curve levels off, and that its replay window is too
+    small, only by running. So a resumed run may change its window, its
+    samples a generation and its learning-rate schedule, and nothing else.
+    The settings file then holds the new settings and, in ``amendments``,
+    each change with the first generation it applies to and the value it
+    replaced, so that every generation's settings (:func:`settings_at`) are
+    known and a rerun from zero can follow the same path. An ``lr_schedule``
+    must also leave the rate of every generation already trained as it was,
+    since the schedule names generations itself.
+
+    ``None`` when the settings differ in anything not amendable (for the
+    usual mismatch error) or not at all; :class:`RunMismatch` for a schedule
+    that rewrites the past.
+    """
+    if settings_diffs(
+        {k: v for k, v in theirs.items() if k not in AMENDABLE}, {k: v for k, v in mine.items() if k not in AMENDABLE}, defaults=defaults
+    ):
+        return None
+    changes = {
+        key: {"was": theirs.get(key, defaults.get(key)), "now": mine[key]}
+        for key in AMENDABLE
+        if theirs.get(key, defaults.get(key)) != mine[key]
+    }
+    if not changes:
+        return None
+    if "lr_schedule" in changes:
+        old = ZeroSettings(**_settings_args({**defaults, **theirs}))
+        new = ZeroSettings(**_settings_args(mine))
+        rewritten = [g for g in range(1, finished + 1) if old.lr_at(g) != new.lr_at(g)]
+        if rewritten:
+            g = rewritten[0]
+            raise RunMismatch(
+                f"{run.path} has trained generation {g} at learning rate {old.lr_at(g)}; "
+                f"an lr_schedule may change only generations after {finished}, the last one trained"
+            )
+    data = run.read() or {}
+    amendments = [*data.get("amendments", []), {"from_generation": finished + 1, "changes": changes}]
+    run.write({**data, "settings": mine, "amendments": amendments})
+    return amendments
+
+
+def settings_at(settings: ZeroSettings, amendments: Sequence[dict[str, Any]], generation: int) -> ZeroSettings:
+    """The settings generation ``generation`` was (or will be) made with: the amendments from later ones undone."""
+    values: dict[str, Any] = {}
+    for amendment in reversed(amendments):
+        if generation < int(amendment["from_generation"]):
+            values.update({key: change["was"] for key, change in amendment["changes"].items()})
+    if not values:
+        return settings
+    return dataclasses.replace(settings, **_settings_args(values))
+
+
+def _settings_args(saved: dict[str, Any]) -> dict[str, Any]:
+    """JSON settings as :class:`ZeroSettings` arguments (the schedule's pairs back to tuples)."""
+    args = dict(saved)
+    if args.get("lr_schedule") is not None:
+        args["lr_schedule"] = tuple((int(g), float(lr)) for g, lr in args["lr_schedule"])
+    return args
 
 
 def recorded_hours(state: dict[str, Any]) -> float:
@@ -415,13 +524,7 @@ def _generation(
     else:
         started = time.perf_counter()
         first = max(1, g - settings.window + 1)
-        parts = []
-        for k in range(first, g + 1):
-            with np.load(_selfplay_path(folder, k)) as data:
-                parts.append((data["planes"], data["pi"], data["z"]))
-        planes = np.concatenate([p[0] for p in parts])
-        pi = np.concatenate([p[1] for p in parts])
-        z = np.concatenate([p[2] for p in parts])
+        planes, pi, z = _window_samples(folder, range(first, g + 1), settings.train_samples, derive_seed(settings.seed, "draw", g))
         # The optimiser goes on from the state the previous generation's training left (momentum, Adam's moments).
         # A run made before that state was kept has none to go on from: its next training starts a fresh one, and
         # says so in its losses ("optimizer_from": null).
@@ -433,12 +536,13 @@ def _generation(
             planes,
             pi,
             z,
-            settings.learner_config(device),
+            settings.learner_config(device, g),
             derive_seed(settings.seed, "train", g),
         )
         history = result.history
         losses = {**history[-1], "first_epoch_loss": history[0]["loss"] if history else None, "window": [first, g]}
         losses["optimizer_from"] = g - 1 if kept is not None else None
+        losses["lr"] = settings.lr_at(g)
         losses["seconds"] = time.perf_counter() - started
         # The optimiser state first: a network file means its generation's training is done, state and all.
         write_atomic(learner_path(folder, g), result.optimizer)
@@ -477,6 +581,32 @@ def _generation(
         new_best = g
     entry = {"generation": g, "selfplay": stats, "train": losses, "gate": gate, "best": new_best}
     return {"generation": g, "best": new_best, "history": [*state["history"], entry]}
+
+
+def _window_samples(folder: Path, generations: range, draw: int | None, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The samples of ``generations``' self-play; with ``draw``, a uniform seeded draw of that many, in file order.
+
+    A file's arrays are read one at a time and only the drawn rows kept, so a
+    window of many generations never sits in memory whole.
+    """
+    paths = [_selfplay_path(folder, k) for k in generations]
+    keep: list[np.ndarray | None] = [None] * len(paths)
+    if draw is not None:
+        sizes = []
+        for path in paths:
+            with np.load(path) as data:
+                sizes.append(len(data["z"]))
+        total = sum(sizes)
+        if draw < total:
+            chosen = np.sort(np.random.default_rng(seed).choice(total, size=draw, replace=False))
+            bounds = np.cumsum([0, *sizes])
+            keep = [chosen[(chosen >= lo) & (chosen < hi)] - lo for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    parts = []
+    for path, rows in zip(paths, keep, strict=True):
+        with np.load(path) as data:
+            arrays = (data["planes"], data["pi"], data["z"])
+        parts.append(arrays if rows is None else tuple(a[rows] for a in arrays))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
 
 
 def resign_threshold_for(settings: ZeroSettings, history: Sequence[dict[str, Any]], g: int) -> float | None:
