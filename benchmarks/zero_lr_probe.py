@@ -67,8 +67,8 @@ def probe(
     settings = json.loads((run / "zero.json").read_text(encoding="utf-8"))["settings"]
     state = load_state(run)
     base = held_out - 1
-    if held_out > int(state["generation"]) or base < 1:
-        raise SystemExit(f"zero_lr_probe: generation {held_out} must be a finished generation after the first")
+    if base < 1 or base > int(state["generation"]) or not (run / f"selfplay-{held_out:04d}.npz").exists():
+        raise SystemExit(f"zero_lr_probe: generation {held_out} must be after the first and have its self-play in {run}")
     window = range(max(1, base - int(window or settings["window"]) + 1), base + 1)
     planes, pi, z = _samples(run, window)
     pool = len(z)
