@@ -16,7 +16,8 @@
 #   zero.json, state.json, losses.png       the settings, every generation's counts and losses
 #   gen-G and learner-G of the last one     the network and optimiser state the next generation trains from
 #   selfplay of the last WINDOW-1           the samples the next generation's window still holds
-#   gen-N for N a multiple of 5             the networks the Elo curve rates (docs/zero.md)
+#   gen-N for N a multiple of 5             the networks the Elo curve rates (docs/zero.md), and the last one
+#                                           before each amendment of the settings (zero.json's amendments)
 #   rate/                                   the rating's settings, games and ratings
 # Each step of the loop derives its randomness from the seed and the generation, so a run restored this way ends
 # in the same state as one never stopped (docs/zero.md: "a stopped and resumed run ends in the same state").
@@ -73,6 +74,9 @@ save)
     for f in zero.json state.json losses.png; do [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"; done
     keep=("$G")
     for ((n = 0; n <= G; n += EVERY)); do keep+=("$n"); done
+    # and the last network of each regime before an amendment (what the amended generations are measured against)
+    for n in $("$PY" -c 'import json,sys; print(*(a["from_generation"] - 1 for a in json.load(open(sys.argv[1])).get("amendments", [])))' \
+        "$RUN/zero.json"); do keep+=("$n"); done
     for n in "${keep[@]}"; do
         f=$(printf 'gen-%04d.safetensors' "$n")
         [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
