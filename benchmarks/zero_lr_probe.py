@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from fuseki.agents.zero_agent import load_zero_network
@@ -33,15 +32,7 @@ from fuseki.bench.common import machine_info
 from fuseki.nets.denormals import flush_denormals_in_this_process
 from fuseki.util.atomic import write_json_atomic
 from fuseki.zero.learner import LearnerConfig, evaluate_loss, make_optimizer, optimizer_from_bytes, train_network
-from fuseki.zero.loop import learner_path, load_state, network_path
-
-
-def _samples(run: Path, generations: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    parts = []
-    for g in generations:
-        with np.load(run / f"selfplay-{g:04d}.npz") as data:
-            parts.append((data["planes"], data["pi"], data["z"]))
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+from fuseki.zero.loop import learner_path, load_state, network_path, window_samples, window_sizes
 
 
 def _rounded(losses: dict[str, float]) -> dict[str, float]:
@@ -70,12 +61,8 @@ def probe(
     if base < 1 or base > int(state["generation"]) or not (run / f"selfplay-{held_out:04d}.npz").exists():
         raise SystemExit(f"zero_lr_probe: generation {held_out} must be after the first and have its self-play in {run}")
     window = range(max(1, base - int(window or settings["window"]) + 1), base + 1)
-    planes, pi, z = _samples(run, window)
-    pool = len(z)
-    if samples is not None and samples < pool:
-        rows_drawn = np.sort(np.random.default_rng(seed).choice(pool, size=samples, replace=False))
-        planes, pi, z = planes[rows_drawn], pi[rows_drawn], z[rows_drawn]
-    test = _samples(run, range(held_out, held_out + 1))
+    planes, pi, z = window_samples(run, window, samples, seed)
+    test = window_samples(run, range(held_out, held_out + 1), None, seed)
     network, _, _ = load_zero_network(network_path(run, base))
     rows: list[dict[str, Any]] = [{"lr": None, "note": f"generation {base} as it is", **_rounded(evaluate_loss(network, *test))}]
     for g in networks or []:
@@ -96,9 +83,7 @@ def probe(
             augment=bool(settings["augment"]),
         )
         optimizer = make_optimizer(network, config)
-        optimizer_from_bytes(optimizer, learner_path(run, base).read_bytes())
-        for group in optimizer.param_groups:  # the saved state carries the run's rate; this row's replaces it
-            group["lr"] = lr
+        optimizer_from_bytes(optimizer, learner_path(run, base).read_bytes())  # its state, this row's rate
         started = time.perf_counter()
         history = train_network(network, game, planes, pi, z, config, seed=seed, optimizer=optimizer)
         seconds = time.perf_counter() - started
@@ -115,7 +100,7 @@ def probe(
         "run": str(run),
         "base_generation": base,
         "window": [window.start, window.stop - 1],
-        "window_samples": pool,
+        "window_samples": sum(window_sizes(run, window)),
         "train_samples": len(z),
         "held_out_generation": held_out,
         "held_out_samples": len(test[2]),

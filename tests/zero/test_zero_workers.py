@@ -70,6 +70,11 @@ def test_the_optimizer_state_is_kept_between_generations(tmp_path: Path) -> None
     optimizer_from_bytes(optimizer, learner_path(tmp_path / "run", 2).read_bytes())
     buffers = [optimizer.state[p]["momentum_buffer"] for p in net.parameters()]
     assert len(buffers) == len(list(net.parameters())) and any(float(b.abs().sum()) > 0 for b in buffers)
+    # the rate is the new optimiser's, not the saved one's (a schedule changes it between generations)
+    slower = make_optimizer(net, LearnerConfig(lr=0.005))
+    optimizer_from_bytes(slower, learner_path(tmp_path / "run", 2).read_bytes())
+    assert [g["lr"] for g in slower.param_groups] == [0.005] and [g["lr"] for g in optimizer.param_groups] == [LearnerConfig().lr]
+    assert torch.equal(slower.state[next(net.parameters())]["momentum_buffer"], buffers[0])
     # the kept state changes the training: a fresh optimiser in generation 2 ends elsewhere
     fresh = tmp_path / "fresh"
     run_zero(fresh, TINY, 1)

@@ -142,7 +142,14 @@ def optimizer_to_bytes(optimizer: torch.optim.Optimizer) -> bytes:
 
 
 def optimizer_from_bytes(optimizer: torch.optim.Optimizer, data: bytes) -> None:
-    """Load :func:`optimizer_to_bytes`'s state into ``optimizer`` (of the same kind, over the same network)."""
+    """Load :func:`optimizer_to_bytes`'s state into ``optimizer`` (of the same kind, over the same network).
+
+    The state (momentum buffers, Adam's moments and steps) is the saved one;
+    the learning rate stays the one ``optimizer`` was made with, since the
+    rate is the training's setting, not its state (a run's ``lr_schedule``
+    changes it between generations).
+    """
+    rates = [group["lr"] for group in optimizer.param_groups]
     (length,) = struct.unpack("<Q", data[:8])
     meta = json.loads(json.loads(data[8 : 8 + length])["__metadata__"][OPTIMIZER_META_KEY])
     if meta["kind"] != type(optimizer).__name__:
@@ -156,6 +163,8 @@ def optimizer_from_bytes(optimizer: torch.optim.Optimizer, data: bytes) -> None:
     # JSON made Adam's betas, a tuple, a list.
     groups = [{k: tuple(v) if k == "betas" else v for k, v in group.items()} for group in meta["param_groups"]]
     optimizer.load_state_dict({"state": state, "param_groups": groups})
+    for group, rate in zip(optimizer.param_groups, rates, strict=True):
+        group["lr"] = rate
 
 
 def train_network(

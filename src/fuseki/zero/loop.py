@@ -524,7 +524,7 @@ def _generation(
     else:
         started = time.perf_counter()
         first = max(1, g - settings.window + 1)
-        planes, pi, z = _window_samples(folder, range(first, g + 1), settings.train_samples, derive_seed(settings.seed, "draw", g))
+        planes, pi, z = window_samples(folder, range(first, g + 1), settings.train_samples, derive_seed(settings.seed, "draw", g))
         # The optimiser goes on from the state the previous generation's training left (momentum, Adam's moments).
         # A run made before that state was kept has none to go on from: its next training starts a fresh one, and
         # says so in its losses ("optimizer_from": null).
@@ -583,7 +583,16 @@ def _generation(
     return {"generation": g, "best": new_best, "history": [*state["history"], entry]}
 
 
-def _window_samples(folder: Path, generations: range, draw: int | None, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def window_sizes(folder: Path, generations: range) -> list[int]:
+    """How many samples each of ``generations``' self-play files holds (only their outcomes are read)."""
+    sizes = []
+    for k in generations:
+        with np.load(_selfplay_path(folder, k)) as data:
+            sizes.append(len(data["z"]))
+    return sizes
+
+
+def window_samples(folder: Path, generations: range, draw: int | None, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The samples of ``generations``' self-play; with ``draw``, a uniform seeded draw of that many, in file order.
 
     A file's arrays are read one at a time and only the drawn rows kept, so a
@@ -592,10 +601,7 @@ def _window_samples(folder: Path, generations: range, draw: int | None, seed: in
     paths = [_selfplay_path(folder, k) for k in generations]
     keep: list[np.ndarray | None] = [None] * len(paths)
     if draw is not None:
-        sizes = []
-        for path in paths:
-            with np.load(path) as data:
-                sizes.append(len(data["z"]))
+        sizes = window_sizes(folder, generations)
         total = sum(sizes)
         if draw < total:
             chosen = np.sort(np.random.default_rng(seed).choice(total, size=draw, replace=False))

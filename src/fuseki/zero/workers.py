@@ -124,9 +124,6 @@ def learn(
     opt = make_optimizer(net, config)
     if optimizer is not None:
         optimizer_from_bytes(opt, optimizer)
-        # The saved state carries the rate it was made with; this generation's (a schedule's) replaces it.
-        for group in opt.param_groups:
-            group["lr"] = config.lr
     history = train_network(net, game, planes, pi, z, config, seed=seed, optimizer=opt)
     tensors = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     return LearnResult(tensors, optimizer_to_bytes(opt), history)
