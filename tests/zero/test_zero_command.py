@@ -62,6 +62,8 @@ def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.Cap
         ["--resign", "-2"],
         ["--resign-target", "1.5"],
         ["--optimizer", "rmsprop"],
+        ["--train-samples", "1"],
+        ["--train-samples", "many"],
         ["--lr-schedule", "100"],
         ["--lr-schedule", "100:abc"],
         ["--lr-schedule", "0:0.01"],
