@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -128,7 +129,7 @@ def main() -> None:
     flush_denormals_in_this_process()
     torch.set_num_threads(1)  # as the run trains: one thread (two fight each other on a shared 2-core machine)
     result = probe(args.run, args.held_out, rates, args.seed, args.window, args.samples, networks)
-    result["command"] = "python benchmarks/zero_lr_probe.py " + " ".join(sys.argv[1:])
+    result["command"] = "python benchmarks/zero_lr_probe.py " + shlex.join(sys.argv[1:])
     result["machine"] = machine_info()
     write_json_atomic(args.out, result)
     print(json.dumps(result["rows"]))
