@@ -95,6 +95,34 @@ def two_counts(
     }
 
 
+ZERO_RATING = "zero_go9/snapshot/rate/ratings.json"
+# The go9 run's settings changed at generation 103 (docs/zero.md, "The window and the learning rate"): the rated
+# generations trained the old way since the curve levelled off, and those trained the new way.
+ZERO_BEFORE = (90, 100, 102)
+ZERO_AFTER = (105, 108, 110, 115, 120)
+
+
+def _zero_pooled(pairs: list[dict[str, Any]], generations: tuple[int, ...], anchor: str) -> tuple[int, int]:
+    """The generations' pooled wins and games against one anchor (draws, if any, count as lost)."""
+    rows = [p for p in pairs if p["b"] == anchor and p["a"] in {f"gen {g}" for g in generations}]
+    if len(rows) != len(generations):
+        raise SystemExit(f"{ZERO_RATING}: expected a record of each of {generations} against {anchor}, found {len(rows)}")
+    return sum(int(p["a_wins"]) for p in rows), sum(int(p["games"]) for p in rows)
+
+
+def _zero_amendment() -> list[dict[str, Any]]:
+    """go9, 200 simulations a move: the amended generations against the fixed anchors, beside the last old ones."""
+    pairs = _load(ZERO_RATING)["pairs"]
+    return [
+        two_counts(
+            f"go9 at 200 simulations against {anchor}: generations {', '.join(map(str, ZERO_AFTER))} (window 20, "
+            f"lr 0.002) vs generations {', '.join(map(str, ZERO_BEFORE))} (window 4, lr 0.02), pooled",
+            "docs/zero.md", [ZERO_RATING],
+            _zero_pooled(pairs, ZERO_AFTER, anchor), _zero_pooled(pairs, ZERO_BEFORE, anchor), "greater")
+        for anchor in ("gnugo:1", "mcts:1000")
+    ]
+
+
 def figures() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     ab = "mcts_ab/v2_vs_v1.json"
@@ -141,6 +169,7 @@ def figures() -> list[dict[str, Any]]:
     out.append(head_to_head("MCTS 2,000 playouts a move, no priors, against GNU Go level 10: about half",
                             "docs/training.md", f"{p}/mcts2000-level10.json", *_match(f"{p}/mcts2000-level10.json"),
                             "greater"))
+    out.extend(_zero_amendment())
     levels = two_counts("GNU Go 3.8 level 10 vs level 1 in the 9x9 corpus: win rates differ (552/969 vs 429/1,016)",
                         "docs/corpus.md", ["untraced"], (552, 969), (429, 1016), "greater")
     levels["note"] = ("counts from docs/corpus.md (`fuseki data stats corpus/gnugo9`); the corpus is not on this machine. "

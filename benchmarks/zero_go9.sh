@@ -16,8 +16,9 @@
 #   zero.json, state.json, losses.png       the settings, every generation's counts and losses
 #   gen-G and learner-G of the last one     the network and optimiser state the next generation trains from
 #   selfplay of the last WINDOW-1           the samples the next generation's window still holds
-#   gen-N for N a multiple of 5             the networks the Elo curve rates (docs/zero.md), and the last one
-#                                           before each amendment of the settings (zero.json's amendments)
+#   gen-N for N a multiple of 5             the networks the Elo curve rates (docs/zero.md), the last one
+#                                           before each amendment of the settings (zero.json's amendments), and
+#                                           every other generation rate/ratings.json has rated
 #   rate/                                   the rating's settings, games and ratings
 # Each step of the loop derives its randomness from the seed and the generation, so a run restored this way ends
 # in the same state as one never stopped (docs/zero.md: "a stopped and resumed run ends in the same state").
@@ -77,6 +78,11 @@ save)
     # and the last network of each regime before an amendment (what the amended generations are measured against)
     for n in $("$PY" -c 'import json,sys; print(*(a["from_generation"] - 1 for a in json.load(open(sys.argv[1])).get("amendments", [])))' \
         "$RUN/zero.json"); do keep+=("$n"); done
+    # and every generation the rating has rated, so that its ratings.json can be fitted again from the snapshot
+    if [ -e "$RUN/rate/ratings.json" ]; then
+        for n in $("$PY" -c 'import json,sys; print(*(g["generation"] for g in json.load(open(sys.argv[1]))["generations"]))' \
+            "$RUN/rate/ratings.json"); do keep+=("$n"); done
+    fi
     for n in "${keep[@]}"; do
         f=$(printf 'gen-%04d.safetensors' "$n")
         [ -e "$RUN/$f" ] && cp "$RUN/$f" "$tmp/"
